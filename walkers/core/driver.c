@@ -1,0 +1,205 @@
+/* The signal driver: who gets a signal, and when.
+ *   cpu       per-thread perf event on the task clock (precise CPU-time sampling)
+ *   wall      per-thread CLOCK_MONOTONIC POSIX timer
+ *   cpu-timer per-thread CPU-clock POSIX timer (tick-bound: fires at scheduler ticks only)
+ *   tgkill    one sampler thread that signals chosen threads (targeting patterns, bursts)
+ * Jitter re-draws each period from the seed; in cpu/wall/cpu-timer modes the handler
+ * re-arms with the new period (one ioctl or timer_settime: the driver's own syscall). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "agent.h"
+
+#ifndef F_SETOWN_EX
+#define F_SETOWN_EX 15
+#define F_OWNER_TID 0
+struct f_owner_ex {
+    int type;
+    pid_t pid;
+};
+#endif
+
+static pthread_t sampler;
+static int sampler_running;
+
+uint64_t wf_driver_next_period(struct wf_thread *t);
+
+uint64_t wf_driver_next_period(struct wf_thread *t) {
+    uint64_t iv = wf_cfg.interval_ns;
+    if (!wf_cfg.jitter_pct) return iv;
+    uint64_t span = iv * wf_cfg.jitter_pct / 100;
+    if (!span) return iv;
+    uint64_t r = wf_rand(&t->rng) % (2 * span + 1);
+    uint64_t p = iv - span + r;
+    return p < 10000 ? 10000 : p;
+}
+
+static void set_timer(timer_t tm, uint64_t first, uint64_t period) {
+    struct itimerspec its = {
+        .it_value = {(time_t)(first / 1000000000u), (long)(first % 1000000000u)},
+        .it_interval = {(time_t)(period / 1000000000u), (long)(period % 1000000000u)},
+    };
+    timer_settime(tm, 0, &its, NULL);
+}
+
+int wf_driver_start_thread(struct wf_thread *t) {
+    switch (wf_cfg.mode) {
+    case WF_MODE_CPU: {
+        struct perf_event_attr a;
+        memset(&a, 0, sizeof a);
+        a.size = sizeof a;
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = PERF_COUNT_SW_TASK_CLOCK;
+        a.sample_period = wf_driver_next_period(t);
+        a.disabled = 1;
+        a.exclude_kernel = 1; /* user-space only: allowed at perf_event_paranoid 2, no privilege */
+        a.exclude_hv = 1;
+        a.wakeup_events = 1;
+        int fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0) return -1;
+        struct f_owner_ex own = {F_OWNER_TID, (pid_t)t->tid};
+        if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, wf_cfg.signo) ||
+            fcntl(fd, F_SETOWN_EX, &own)) {
+            close(fd);
+            return -1;
+        }
+        t->perf_fd = fd;
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
+        return 0;
+    }
+    case WF_MODE_WALL:
+    case WF_MODE_CPU_TIMER: {
+        struct sigevent sev;
+        memset(&sev, 0, sizeof sev);
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev.sigev_signo = wf_cfg.signo;
+        sev._sigev_un._tid = (pid_t)t->tid;
+        clockid_t clk = wf_cfg.mode == WF_MODE_WALL ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+        if (timer_create(clk, &sev, &t->timer)) return -1;
+        t->has_timer = 1;
+        uint64_t p = wf_driver_next_period(t);
+        set_timer(t->timer, p, wf_cfg.jitter_pct ? 0 : p);
+        return 0;
+    }
+    case WF_MODE_TGKILL:
+        return 0;
+    }
+    return 0;
+}
+
+/* Called from the signal handler: re-arm with the next (jittered) period. */
+void wf_driver_rearm(struct wf_thread *t);
+void wf_driver_rearm(struct wf_thread *t) {
+    if (wf_stopping) return;
+    if (wf_cfg.mode == WF_MODE_CPU && t->perf_fd >= 0) {
+        if (wf_cfg.jitter_pct) {
+            uint64_t p = wf_driver_next_period(t);
+            ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
+        }
+        ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    } else if (t->has_timer && wf_cfg.jitter_pct) {
+        set_timer(t->timer, wf_driver_next_period(t), 0);
+    }
+}
+
+/* Outside signal context: the task clock gives how many signals cpu mode owed this thread. */
+void wf_driver_account(struct wf_thread *t) {
+    if (t->perf_fd < 0) return;
+    uint64_t ns = 0;
+    if (read(t->perf_fd, &ns, sizeof ns) == (ssize_t)sizeof ns) {
+        __atomic_store_n(&t->stats->cpu_ns, ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->stats->requested, ns / wf_cfg.interval_ns, __ATOMIC_RELAXED);
+    }
+}
+
+void wf_driver_stop_thread(struct wf_thread *t) {
+    if (t->perf_fd >= 0) {
+        ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        wf_driver_account(t);
+        close(t->perf_fd);
+        t->perf_fd = -1;
+    }
+    if (t->has_timer) {
+        timer_delete(t->timer);
+        t->has_timer = 0;
+    }
+}
+
+static void sleep_ns(uint64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
+    }
+}
+
+static void send_to(struct wf_log_thread *s, pid_t pid) {
+    __atomic_fetch_add(&s->requested, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&wf_hdr->requested, 1, __ATOMIC_RELAXED);
+    syscall(SYS_tgkill, pid, (pid_t)s->tid, wf_cfg.signo);
+}
+
+static void *sampler_main(void *arg) {
+    (void)arg;
+    struct wf_thread rng = {.rng = wf_cfg.seed ^ 0x5A3D1E55ull};
+    pid_t pid = getpid();
+    uint32_t slots = wf_hdr->thread_table_slots;
+    if (slots > WF_MAX_THREADS) slots = WF_MAX_THREADS;
+    uint64_t tick = 0;
+    while (!wf_stopping) {
+        sleep_ns(wf_driver_next_period(&rng));
+        tick++;
+        uint32_t alive[WF_MAX_THREADS];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < slots; i++) {
+            struct wf_log_thread *s = wf_log_thread_slot((int)i);
+            if (s->tid == 0) break;
+            if (__atomic_load_n(&s->alive, __ATOMIC_ACQUIRE)) alive[n++] = i;
+        }
+        if (!n) continue;
+        switch (wf_cfg.pattern) {
+        case WF_PATTERN_ALL:
+            for (uint32_t i = 0; i < n; i++) send_to(wf_log_thread_slot((int)alive[i]), pid);
+            break;
+        case WF_PATTERN_SUBSET:
+            for (uint32_t i = 0; i < n; i++)
+                if (wf_rand(&rng.rng) & 1) send_to(wf_log_thread_slot((int)alive[i]), pid);
+            break;
+        case WF_PATTERN_ONE:
+            send_to(wf_log_thread_slot((int)alive[wf_rand(&rng.rng) % n]), pid);
+            break;
+        case WF_PATTERN_BURST:
+            /* Every 64th tick, 16 signals back to back at one thread: handler re-entry pressure. */
+            if (tick % 64 == 0) {
+                struct wf_log_thread *s = wf_log_thread_slot((int)alive[wf_rand(&rng.rng) % n]);
+                for (int k = 0; k < 16; k++) send_to(s, pid);
+            } else {
+                send_to(wf_log_thread_slot((int)alive[wf_rand(&rng.rng) % n]), pid);
+            }
+            break;
+        }
+    }
+    return NULL;
+}
+
+int wf_driver_start_sampler(void) {
+    if (wf_cfg.mode != WF_MODE_TGKILL) return 0;
+    if (pthread_create(&sampler, NULL, sampler_main, NULL)) return -1;
+    sampler_running = 1;
+    return 0;
+}
+
+void wf_driver_stop(void) {
+    wf_stopping = 1;
+    if (sampler_running) {
+        pthread_join(sampler, NULL);
+        sampler_running = 0;
+    }
+}

@@ -1,0 +1,51 @@
+/* Crash protection for speculative reads: a SIGSEGV/SIGBUS handler chained in front of
+ * HotSpot's. When the faulting thread is inside a WF_PROTECT region it jumps back into the
+ * walker; any other fault goes to HotSpot untouched (implicit null checks, safepoint polls
+ * and real crashes all depend on that). */
+#include <pthread.h>
+#include <string.h>
+#include "agent.h"
+
+__thread sigjmp_buf *wf_fault_jmp WF_TLS;
+static struct sigaction prev_segv, prev_bus;
+
+static void chain(struct sigaction *prev, int sig, siginfo_t *si, void *uc) {
+    /* Our handler runs with nothing extra blocked (see wf_fault_install); give HotSpot the
+     * mask it asked for before entering its handler. sigreturn restores the old one. */
+    sigset_t m = prev->sa_mask;
+    if (!(prev->sa_flags & SA_NODEFER)) sigaddset(&m, sig);
+    pthread_sigmask(SIG_BLOCK, &m, NULL);
+    if (prev->sa_flags & SA_SIGINFO) {
+        prev->sa_sigaction(sig, si, uc);
+    } else if (prev->sa_handler == SIG_DFL || prev->sa_handler == SIG_IGN) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    } else {
+        prev->sa_handler(sig);
+    }
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+    sigjmp_buf *jb = wf_fault_jmp; /* initial-exec TLS: a plain load, signal-safe */
+    if (jb) {
+        wf_fault_jmp = NULL;
+        if (wf_hdr) __atomic_fetch_add(&wf_hdr->faults_caught, 1, __ATOMIC_RELAXED);
+        siglongjmp(*jb, 1);
+    }
+    chain(sig == SIGBUS ? &prev_bus : &prev_segv, sig, si, uc);
+}
+
+/* Must run after HotSpot installed its own handlers (VMInit), or HotSpot would replace ours. */
+int wf_fault_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    /* SA_NODEFER and an empty mask: the mask inside our handler equals the mask at the
+     * fault, so siglongjmp (which does not restore masks, to avoid a syscall per walk)
+     * leaves the thread's mask exactly as it was when the walk began. */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &prev_segv)) return -1;
+    if (sigaction(SIGBUS, &sa, &prev_bus)) return -1;
+    return 0;
+}

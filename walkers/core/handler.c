@@ -1,0 +1,120 @@
+/* The signal handler: count, re-arm, walk with every configured walker on the same
+ * ucontext, append one record per walk.
+ *
+ * Signal safety: the handler touches only the thread's own preallocated wf_thread (found
+ * through initial-exec TLS), the shared log (mapped at load time, appended with one CAS), and
+ * process-wide atomics. No locks, no allocation; the only syscalls are the driver's re-arm
+ * (ioctl/timer_settime) and whatever a walker itself makes. errno is preserved. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <ucontext.h>
+#include "agent.h"
+
+void wf_driver_rearm(struct wf_thread *t);
+
+static uint64_t sample_seq;
+
+/* Test-only fault and hang injection (--inject segv@N / hang@N). Kept out of line and
+ * exported so that hs_err logs and thread dumps name them. */
+__attribute__((noinline, used)) void wf_inject_fault(void) {
+    static int *volatile target = (int *)8; /* volatile: the compiler cannot prove the store invalid */
+    *target = 0x5eed;
+}
+
+__attribute__((noinline, used)) void wf_inject_hang(void) {
+    for (;;) __asm__ volatile("pause" ::: "memory");
+}
+
+/* Register fuzzing: walk a copy of the context with sp/fp/pc moved by seeded amounts. */
+static void *perturb(struct wf_thread *t, ucontext_t *uc) {
+    memcpy(&t->scratch_uc, uc, sizeof *uc);
+    greg_t *g = t->scratch_uc.uc_mcontext.gregs;
+    uint64_t r = wf_rand(&t->rng);
+    int64_t d_sp = (int64_t)(r & 0x1ff) - 0x100;       /* +-256 words */
+    int64_t d_fp = (int64_t)((r >> 9) & 0x1ff) - 0x100;
+    switch ((r >> 18) & 3) {
+    case 0: g[REG_RSP] += d_sp * 8; break;               /* aligned slide */
+    case 1: g[REG_RBP] += d_fp * 8; break;
+    case 2: g[REG_RSP] += d_sp; g[REG_RBP] += d_fp; break; /* misaligned */
+    case 3: g[REG_RIP] += (int64_t)((r >> 20) & 0xfff) - 0x800; break; /* pc inside/outside its blob */
+    }
+    return &t->scratch_uc;
+}
+
+void wf_handler(int sig, siginfo_t *si, void *ucv) {
+    (void)sig;
+    int saved_errno = errno;
+    uint64_t t0 = wf_now_ns();
+    struct wf_thread *t = wf_self;
+    if (!t || wf_stopping) {
+        if (wf_hdr) __atomic_fetch_add(&wf_hdr->no_thread, 1, __ATOMIC_RELAXED);
+        goto out;
+    }
+    if (t->in_handler) {
+        __atomic_fetch_add(&wf_hdr->nested, 1, __ATOMIC_RELAXED);
+        goto out;
+    }
+    t->in_handler = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+
+    __atomic_fetch_add(&t->stats->delivered, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&wf_hdr->delivered, 1, __ATOMIC_RELAXED);
+    if (si && si->si_code == SI_TIMER) {
+        uint64_t owed = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+        __atomic_fetch_add(&t->stats->requested, owed, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&wf_hdr->requested, owed, __ATOMIC_RELAXED);
+        if (owed > 1) {
+            __atomic_fetch_add(&t->stats->overruns, owed - 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&wf_hdr->overruns, owed - 1, __ATOMIC_RELAXED);
+        }
+    }
+    wf_driver_rearm(t);
+
+    uint64_t walk_no = __atomic_add_fetch(&wf_hdr->walked, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->stats->walked, 1, __ATOMIC_RELAXED);
+    if (wf_cfg.inject != WF_INJECT_NONE && walk_no == wf_cfg.inject_at) {
+        if (wf_cfg.inject == WF_INJECT_SEGV) wf_inject_fault();
+        else wf_inject_hang();
+    }
+
+    uint64_t sample = __atomic_add_fetch(&sample_seq, 1, __ATOMIC_RELAXED);
+    void *uc = ucv;
+    uint16_t flags = 0;
+    if (wf_cfg.perturb_pct && wf_rand(&t->rng) % 100 < wf_cfg.perturb_pct) {
+        uc = perturb(t, ucv);
+        flags |= WF_REC_PERTURBED;
+        __atomic_fetch_add(&wf_hdr->perturbed, 1, __ATOMIC_RELAXED);
+    }
+    struct wf_walk_ctx ctx = {.ucontext = uc, .jni = t->jni, .tid = t->tid, .sample = sample};
+    uint32_t region = t->region;
+    /* overhead_ns: this signal's bookkeeping before its first walk, plus one append as
+     * measured on this thread's previous signal (an append cannot time itself). */
+    uint32_t pre = (uint32_t)(wf_now_ns() - t0);
+    uint64_t append_total = 0;
+    for (int k = 0; k < wf_nwalkers; k++) {
+        /* With two walkers, alternate who goes first so neither always sees a warmer cache. */
+        int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
+        uint64_t w0 = wf_now_ns();
+        int n = wf_walkers[w]->walk(&ctx, t->frames, wf_cfg.depth);
+        uint64_t w1 = wf_now_ns();
+        wf_log_append(t->tid, (uint16_t)w, flags, w0, (uint32_t)(w1 - w0), n, region,
+                      pre + t->last_append_ns, sample, t->frames, n > 0 ? n : 0);
+        append_total += wf_now_ns() - w1;
+    }
+    t->last_append_ns = (uint32_t)(append_total / (uint64_t)wf_nwalkers);
+
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->in_handler = 0;
+out:
+    errno = saved_errno;
+}
+
+int wf_handler_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = wf_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(wf_cfg.signo, &sa, NULL);
+}

@@ -1,0 +1,77 @@
+/* The method table: jmethodID -> class, name, signature, max bci, flags, written outside
+ * signal context as classes are prepared, so the harness can name what walkers return.
+ * Creating the jmethodIDs here (GetClassMethods) is also what makes AsyncGetCallTrace work. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "agent.h"
+
+static FILE *out;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static jclass thread_class; /* global ref to java.lang.Thread, for the 't' flag */
+
+int wf_methods_open(const char *path) {
+    if (!path[0]) return 0;
+    out = fopen(path, "we");
+    return out ? 0 : -1;
+}
+
+void wf_methods_set_thread_class(JNIEnv *jni) {
+    jclass c = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (c) thread_class = (*jni)->NewGlobalRef(jni, c);
+    (*jni)->ExceptionClear(jni);
+}
+
+static void field(FILE *f, const char *s) {
+    /* Names never hold tabs or newlines in practice; keep the format safe if one ever does. */
+    for (; s && *s; s++) fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+}
+
+void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
+    jint n = 0;
+    jmethodID *ms = NULL;
+    if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &ms) != JVMTI_ERROR_NONE) return;
+    char *csig = NULL;
+    if (!out || (*jvmti)->GetClassSignature(jvmti, klass, &csig, NULL) != JVMTI_ERROR_NONE) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+        return;
+    }
+    int is_thread = thread_class && jni && (*jni)->IsAssignableFrom(jni, klass, thread_class);
+
+    pthread_mutex_lock(&lock);
+    for (jint i = 0; i < n; i++) {
+        char *name = NULL, *sig = NULL;
+        if ((*jvmti)->GetMethodName(jvmti, ms[i], &name, &sig, NULL) != JVMTI_ERROR_NONE) continue;
+        jint mods = 0;
+        (*jvmti)->GetMethodModifiers(jvmti, ms[i], &mods);
+        jlocation start = -1, end = -1;
+        if ((*jvmti)->GetMethodLocation(jvmti, ms[i], &start, &end) != JVMTI_ERROR_NONE) end = -1;
+        char flags[8];
+        int k = 0;
+        if (mods & 0x0100) flags[k++] = 'n'; /* ACC_NATIVE */
+        if (mods & 0x0008) flags[k++] = 's'; /* ACC_STATIC */
+        if (is_thread) flags[k++] = 't';
+        if (!k) flags[k++] = '-';
+        flags[k] = 0;
+        fprintf(out, "M\t0x%llx\t", (unsigned long long)(uintptr_t)ms[i]);
+        field(out, csig);
+        fputc('\t', out);
+        field(out, name);
+        fputc('\t', out);
+        field(out, sig);
+        fprintf(out, "\t%lld\t%s\n", (long long)end, flags);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    }
+    /* One flush per class: what was prepared before a crash is on disk after it. */
+    fflush(out);
+    pthread_mutex_unlock(&lock);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+}
+
+void wf_methods_close(void) {
+    pthread_mutex_lock(&lock);
+    if (out) fflush(out);
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,84 @@
+/* Tracked threads: each Java thread we sample gets a wf_thread, made on the thread itself
+ * (ThreadStart/VMInit) so the signal handler finds it through initial-exec TLS. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "agent.h"
+
+__thread struct wf_thread *wf_self WF_TLS;
+
+static struct wf_thread *registry[WF_MAX_THREADS];
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t next_slot;
+
+struct wf_thread *wf_threads_register(JNIEnv *jni, const char *name) {
+    if (wf_stopping || wf_self) return wf_self;
+    if (wf_cfg.target == WF_TARGET_WORKLOAD && strncmp(name, "wf-", 3) != 0) return NULL;
+    uint32_t slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
+    struct wf_log_thread *stats = wf_log_thread_slot((int)slot);
+    if (!stats || slot >= WF_MAX_THREADS) return NULL;
+
+    struct wf_thread *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->frames = calloc((size_t)wf_cfg.depth, sizeof(struct wf_frame));
+    if (!t->frames) {
+        free(t);
+        return NULL;
+    }
+    t->tid = (uint32_t)syscall(SYS_gettid);
+    t->slot = (int)slot;
+    t->jni = jni;
+    t->stats = stats;
+    t->perf_fd = -1;
+    t->rng = wf_cfg.seed ^ (0x9E3779B97F4A7C15ull * (slot + 1));
+    stats->tid = t->tid;
+    strncpy(stats->name, name, sizeof stats->name - 1);
+    __atomic_store_n(&stats->alive, 1, __ATOMIC_RELEASE);
+
+    pthread_mutex_lock(&reg_lock);
+    registry[slot] = t;
+    pthread_mutex_unlock(&reg_lock);
+    __atomic_fetch_add(&wf_hdr->threads_registered, 1, __ATOMIC_RELAXED);
+
+    wf_self = t;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
+    return t;
+}
+
+void wf_threads_unregister(void) {
+    struct wf_thread *t = wf_self;
+    if (!t) return;
+    /* Hide the context from the handler first: a signal still in flight for this thread
+     * runs on this thread and now sees no context, so freeing below is safe. */
+    wf_self = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&reg_lock);
+    wf_driver_stop_thread(t);
+    registry[t->slot] = NULL;
+    pthread_mutex_unlock(&reg_lock);
+    __atomic_store_n(&t->stats->alive, 0, __ATOMIC_RELEASE);
+    free(t->frames);
+    free(t);
+}
+
+/* Service-thread tick: fold per-thread driver state (task clocks) into the shared counters. */
+void wf_threads_tick(void) {
+    pthread_mutex_lock(&reg_lock);
+    uint32_t n = __atomic_load_n(&next_slot, __ATOMIC_RELAXED);
+    if (n > WF_MAX_THREADS) n = WF_MAX_THREADS;
+    for (uint32_t i = 0; i < n; i++)
+        if (registry[i]) wf_driver_account(registry[i]);
+    if (wf_cfg.mode == WF_MODE_CPU) {
+        uint64_t req = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            struct wf_log_thread *s = wf_log_thread_slot((int)i);
+            if (s) req += __atomic_load_n(&s->requested, __ATOMIC_RELAXED);
+        }
+        __atomic_store_n(&wf_hdr->requested, req, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&reg_lock);
+}

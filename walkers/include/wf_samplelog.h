@@ -1,0 +1,135 @@
+/*
+ * The sample log: the one file the agent and the harness share.
+ *
+ * The harness creates the file at its full size and writes the header; the agent maps it
+ * MAP_SHARED and appends one record per walk from inside the signal handler. Because the
+ * mapping is shared with the page cache, everything written before a crash is still in the
+ * file after the JVM dies, and the harness reads it then as it read it live.
+ *
+ * Layout (little-endian, x86_64):
+ *   [0, WF_LOG_HEADER_SIZE)             header (struct wf_log_header)
+ *   [thread_table_offset, +slots*size)  per-thread counters (struct wf_log_thread)
+ *   [ring_offset, +ring_size)           ring of variable-length records
+ *
+ * Records are claimed with a compare-and-swap on write_cursor (an absolute byte count that
+ * only grows). A writer refuses to claim past read_cursor + ring_size (the harness publishes
+ * read_cursor as it consumes), so nothing unread is ever overwritten: a full ring drops the
+ * new record and counts it. A record's commit word is written last, with release order;
+ * the reader accepts a record only when the commit word equals wf_commit_word(position).
+ * A record claimed but never committed (the writer crashed, or is still writing) is "torn".
+ */
+#ifndef WF_SAMPLELOG_H
+#define WF_SAMPLELOG_H
+
+#include <stdint.h>
+
+#define WF_LOG_MAGIC "WFZLOG\0\1"
+#define WF_LOG_VERSION 1
+#define WF_LOG_HEADER_SIZE 4096
+#define WF_LOG_MAX_WALKERS 8
+#define WF_LOG_WALKER_NAME 32
+#define WF_LOG_THREAD_NAME 48
+
+/* agent_state values */
+enum {
+    WF_STATE_CREATED = 0,  /* written by the harness */
+    WF_STATE_LOADED = 1,   /* Agent_OnLoad succeeded */
+    WF_STATE_SAMPLING = 2, /* VMInit done, signals armed */
+    WF_STATE_EXITED = 3,   /* VMDeath seen: orderly exit */
+    WF_STATE_FAILED = 4    /* setup failed: see error[] */
+};
+
+struct wf_log_header {
+    char magic[8];                /*   0 */
+    uint32_t version;             /*   8 */
+    uint32_t header_size;         /*  12 */
+    uint64_t ring_offset;         /*  16 */
+    uint64_t ring_size;           /*  24 power of two */
+    uint64_t write_cursor;        /*  32 agent: bytes claimed so far (atomic) */
+    uint64_t read_cursor;         /*  40 harness: bytes consumed so far */
+    uint64_t heartbeat_ns;        /*  48 CLOCK_MONOTONIC of the service thread's last tick */
+    uint64_t heartbeat_count;     /*  56 */
+    uint64_t dropped_records;     /*  64 ring full */
+    uint64_t dropped_bytes;       /*  72 */
+    uint64_t agent_state;         /*  80 */
+    uint64_t requested;           /*  88 signals the driver asked for (incl. overruns) */
+    uint64_t delivered;           /*  96 signals that reached our handler */
+    uint64_t walked;              /* 104 signals on which at least one walker ran */
+    uint64_t overruns;            /* 112 timer/perf expirations merged by the kernel */
+    uint64_t threads_registered;  /* 120 */
+    uint64_t thread_table_offset; /* 128 */
+    uint32_t thread_table_slots;  /* 136 */
+    uint32_t thread_slot_size;    /* 140 */
+    int64_t agent_pid;            /* 144 */
+    uint64_t start_ns;            /* 152 CLOCK_MONOTONIC at Agent_OnLoad */
+    char error[256];              /* 160 agent's setup error, NUL-terminated */
+    char walker_names[WF_LOG_MAX_WALKERS][WF_LOG_WALKER_NAME]; /* 416 index -> name */
+    uint64_t no_thread;           /* 672 signals that hit a thread we do not track */
+    uint64_t nested;              /* 680 signals that arrived while the handler was running */
+    uint64_t max_depth;           /* 688 frames asked of every walker */
+    uint64_t interval_ns;         /* 696 */
+    uint64_t perturbed;           /* 704 walks on a perturbed ucontext */
+    uint64_t faults_caught;       /* 712 faults inside crash-protected walkers */
+};
+
+struct wf_log_thread {
+    uint32_t tid;           /*  0 */
+    uint32_t alive;         /*  4 */
+    char name[WF_LOG_THREAD_NAME]; /* 8 */
+    uint64_t requested;     /* 56 */
+    uint64_t delivered;     /* 64 */
+    uint64_t walked;        /* 72 */
+    uint64_t overruns;      /* 80 */
+    uint64_t cpu_ns;        /* 88 task clock at the last read (cpu mode) */
+    uint64_t reserved[4];   /* 96 */
+};                          /* 128 bytes */
+
+/* frame types */
+enum {
+    WF_FRAME_JAVA = 0,     /* Java frame, tier unknown */
+    WF_FRAME_INTERPRETED = 1,
+    WF_FRAME_COMPILED = 2,
+    WF_FRAME_INLINED = 3,
+    WF_FRAME_NATIVE = 4,   /* Java native method */
+    WF_FRAME_CPP = 5,      /* VM / C code (method is a pc) */
+    WF_FRAME_STUB = 6      /* named stub or blob (method is 0) */
+};
+
+/* record flags */
+enum {
+    WF_REC_PERTURBED = 1 << 0, /* walked a perturbed copy of the ucontext */
+    WF_REC_FAULTED = 1 << 1    /* the walker faulted and was rescued */
+};
+
+/*
+ * Frame layout deliberately matches ASGCT_CallFrame { jint lineno; jmethodID method_id; }:
+ * type lives in what is ASGCT's padding, so AsyncGetCallTrace can fill it in place.
+ */
+struct wf_frame {
+    int32_t bci;     /* bytecode index; -3 for a native method as ASGCT reports it */
+    uint32_t type;   /* WF_FRAME_* */
+    uint64_t method; /* jmethodID (or Method* / pc for walkers that have no id) */
+};
+
+struct wf_record {
+    uint32_t commit;    /*  0 wf_commit_word(position), written last */
+    uint32_t len;       /*  4 total bytes, header + frames, multiple of 8 */
+    uint32_t tid;       /*  8 */
+    uint16_t walker;    /* 12 index into walker_names */
+    uint16_t flags;     /* 14 WF_REC_* */
+    uint64_t ts_ns;     /* 16 CLOCK_MONOTONIC when the walk started */
+    uint32_t walk_ns;   /* 24 time inside the walker */
+    int32_t result;     /* 28 frames returned (>= 0) or the walker's negative code */
+    uint32_t region;    /* 32 known-stack region id the thread was in, 0 = none */
+    uint32_t overhead_ns; /* 36 handler bookkeeping before the commit, walker excluded */
+    uint64_t sample;    /* 40 process-wide signal sequence number (shared by walkers of one signal) */
+    /* struct wf_frame frames[(len - 48) / 16]; */
+};
+
+#define WF_RECORD_HEADER 48
+
+static inline uint32_t wf_commit_word(uint64_t pos) {
+    return (uint32_t)((pos >> 3) * 2u + 1u) ^ 0x5746525Au;
+}
+
+#endif
