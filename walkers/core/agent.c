@@ -93,6 +93,21 @@ static int setup_walkers(JavaVM *vm, char *err, size_t errlen) {
     return 0;
 }
 
+/* Every walker's code names go to a side file, so the harness can name plugin codes too. */
+static void write_codes(void) {
+    if (!wf_cfg.codes_path[0]) return;
+    FILE *f = fopen(wf_cfg.codes_path, "we");
+    if (!f) return;
+    for (int i = 0; i < wf_nwalkers; i++) {
+        if (!wf_walkers[i]->code_name) continue;
+        for (int code = 0; code >= -256; code--) {
+            const char *n = wf_walkers[i]->code_name(code);
+            if (n) fprintf(f, "%s\t%d\t%s\n", wf_hdr->walker_names[i], code, n);
+        }
+    }
+    fclose(f);
+}
+
 static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *jni, jthread th, jclass k) {
     /* Nothing to do: the event only has to be enabled, or AsyncGetCallTrace returns -1. */
     (void)j, (void)jni, (void)th, (void)k;
@@ -230,6 +245,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fail(err);
         return JNI_ERR;
     }
+
+    write_codes();
 
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);

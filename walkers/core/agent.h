@@ -20,6 +20,7 @@ enum wf_inject { WF_INJECT_NONE, WF_INJECT_SEGV, WF_INJECT_HANG };
 struct wf_config {
     char log_path[4096];
     char methods_path[4096];
+    char codes_path[4096];     /* walker error-code names, written once at load */
     char walkers[512];
     enum wf_mode mode;
     uint64_t interval_ns;

@@ -23,6 +23,8 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         snprintf(c->log_path, sizeof c->log_path, "%s", v);
     } else if (!strcmp(k, "methods")) {
         snprintf(c->methods_path, sizeof c->methods_path, "%s", v);
+    } else if (!strcmp(k, "codes")) {
+        snprintf(c->codes_path, sizeof c->codes_path, "%s", v);
     } else if (!strcmp(k, "walkers")) {
         snprintf(c->walkers, sizeof c->walkers, "%s", v);
     } else if (!strcmp(k, "mode")) {

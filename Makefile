@@ -1,0 +1,61 @@
+# walkfuzz: `make` builds everything into bin/, `make test` runs the suite, `make demo` shows it off.
+SHELL := /bin/bash
+JAVA_HOME := $(shell scripts/java-home.sh 2>/dev/null)
+CFLAGS := -O2 -g -fPIC -Wall -Wextra -Wno-unused-parameter -ftls-model=initial-exec
+JNI_INC := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+AGENT_SRC := $(wildcard walkers/core/*.c walkers/asgct/*.c walkers/vmstructs/*.c)
+AGENT_HDR := $(wildcard walkers/include/*.h walkers/core/*.h walkers/vmstructs/*.h)
+WORKLOAD_SRC := $(shell find workloads/src -name '*.java' 2>/dev/null)
+APPS_SRC := $(shell find workloads/apps/src -name '*.java' 2>/dev/null)
+APPS_CP := $(shell cat workloads/apps/classpath.txt 2>/dev/null | tr '\n' ':')
+GO_SRC := $(shell find cmd harness walkers -name '*.go' 2>/dev/null) go.mod go.sum
+TEST_TIMEOUT ?= 30m
+
+.PHONY: all setup build test demo bench nightly fuzz lint clean
+all: build
+setup:
+	@scripts/setup.sh
+build: bin/walkfuzz bin/libwalkfuzz.so bin/workloads.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar)
+
+bin/walkfuzz: $(GO_SRC)
+	@mkdir -p bin
+	go build -o $@ ./cmd/walkfuzz
+
+bin/libwalkfuzz.so: $(AGENT_SRC) $(AGENT_HDR)
+	@mkdir -p bin
+	gcc $(CFLAGS) -shared -Iwalkers/include -Iwalkers/core $(JNI_INC) -o $@ $(AGENT_SRC) -ldl -lrt -lpthread
+
+bin/libwfjni.so: $(wildcard workloads/native/*.c)
+	@mkdir -p bin
+	gcc $(CFLAGS) -shared $(JNI_INC) -o $@ $^
+
+bin/workloads.jar: $(WORKLOAD_SRC)
+	@mkdir -p bin build && rm -rf build/classes
+	$(JAVA_HOME)/bin/javac --release 17 -nowarn -d build/classes $(WORKLOAD_SRC)
+	$(JAVA_HOME)/bin/jar cf $@ -C build/classes .
+
+bin/apps.jar: $(APPS_SRC) workloads/apps/classpath.txt
+	@mkdir -p bin build && rm -rf build/apps-classes
+	$(JAVA_HOME)/bin/javac --release 17 -nowarn -cp "$(APPS_CP)" -d build/apps-classes $(APPS_SRC)
+	$(JAVA_HOME)/bin/jar cf $@ -C build/apps-classes .
+
+test: setup build
+	go vet ./...
+	go test -timeout $(TEST_TIMEOUT) -count=1 ./...
+
+demo: setup build
+	bin/walkfuzz run --walker asgct --workload recursion --duration 10s --interval 100us --mode cpu --seed 0x5eed
+
+bench: setup build
+	go run ./cmd/walkfuzz bench --out results/bench.json
+
+fuzz: build
+	go test ./harness/samplelog -run '^$$' -fuzz FuzzRead -fuzztime 2m
+	go test ./harness/crash -run '^$$' -fuzz FuzzParse -fuzztime 2m
+
+lint: build
+	go vet ./...
+	gofmt -l cmd harness walkers | tee /dev/stderr | (! read)
+
+clean:
+	rm -rf bin build

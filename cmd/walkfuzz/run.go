@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/runner"
+)
+
+// KnownWalkers are the walker names `--walker` accepts (plus plugin:PATH).
+var KnownWalkers = []string{"asgct", "vmstructs"}
+
+type runFlags struct {
+	walkers     string
+	workload    string
+	duration    time.Duration
+	interval    time.Duration
+	mode        string
+	seed        string
+	jdk         string
+	out         string
+	jitter      int
+	threads     int
+	depth       int
+	signal      int
+	pattern     string
+	target      string
+	inject      string
+	jvmFlags    string
+	perturb     int
+	hangTimeout time.Duration
+	episodeFile string
+}
+
+func (f *runFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&f.walkers, "walker", "asgct", "walker(s), comma-separated: "+strings.Join(KnownWalkers, ", ")+", plugin:PATH")
+	fl.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", ")+" (default: recursion, or chosen by --seed)")
+	fl.DurationVar(&f.duration, "duration", 0, "how long the workload runs (default 10s, or chosen by --seed)")
+	fl.DurationVar(&f.interval, "interval", 0, "signal interval, 10us or more (default 100us, or chosen by --seed)")
+	fl.StringVar(&f.mode, "mode", "", "signal source: cpu, wall, cpu-timer, tgkill (default cpu, or chosen by --seed)")
+	fl.StringVar(&f.seed, "seed", "", "episode seed (hex); the seed chooses every dimension not given by a flag")
+	fl.StringVar(&f.jdk, "jdk", "", "JDK: a major version (17, 25) or a JAVA_HOME (default: newest LTS found)")
+	fl.StringVar(&f.out, "out", "", "run directory (default results/runs/<time>-<seed>)")
+	fl.IntVar(&f.jitter, "jitter", -1, "signal period jitter in percent")
+	fl.IntVar(&f.threads, "threads", 0, "workload threads")
+	fl.IntVar(&f.depth, "depth", 0, "frames asked of each walker (default 2048)")
+	fl.IntVar(&f.signal, "signal", 0, "signal number for the driver (default SIGPROF)")
+	fl.StringVar(&f.pattern, "pattern", "", "tgkill targeting: all, subset, one, burst")
+	fl.StringVar(&f.target, "target", "", "threads to sample: all (every Java thread) or workload (wf-* threads)")
+	fl.StringVar(&f.inject, "inject", "", "test only: segv@N or hang@N makes the handler fault or block at walk N")
+	fl.StringVar(&f.jvmFlags, "jvm-flags", "\x00", "JVM flags, space-separated (\"\" for none; default: none, or chosen by --seed)")
+	fl.IntVar(&f.perturb, "perturb-registers", -1, "percent of walks on a perturbed ucontext (register fuzzing)")
+	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
+	fl.StringVar(&f.episodeFile, "episode", "", "run exactly this episode JSON (from a run directory or the corpus)")
+}
+
+// episode builds the episode from the flags: an episode file, a seed with pins, or plain
+// defaults when neither is given.
+func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episode, error) {
+	if f.episodeFile != "" {
+		b, err := os.ReadFile(f.episodeFile)
+		if err != nil {
+			return episode.Episode{}, usageErr("cannot read episode %s: %v", f.episodeFile, err)
+		}
+		var e episode.Episode
+		if err := json.Unmarshal(b, &e); err != nil {
+			return episode.Episode{}, usageErr("episode %s is not valid JSON: %v", f.episodeFile, err)
+		}
+		return e, e.Validate()
+	}
+	walkers := strings.Split(f.walkers, ",")
+	for _, w := range walkers {
+		if !slices.Contains(KnownWalkers, w) && !strings.HasPrefix(w, "plugin:") {
+			return episode.Episode{}, usageErr("unknown walker %q: use one of %s, or plugin:PATH", w, strings.Join(KnownWalkers, ", "))
+		}
+		if strings.HasPrefix(w, "plugin:") {
+			if _, err := os.Stat(strings.TrimPrefix(w, "plugin:")); err != nil {
+				return episode.Episode{}, usageErr("walker plugin %s not found: give the path of a built .so", strings.TrimPrefix(w, "plugin:"))
+			}
+		}
+	}
+	if f.workload != "" && !slices.Contains(episode.Builtin, f.workload) && !slices.Contains(episode.Apps, f.workload) {
+		return episode.Episode{}, usageErr("unknown workload %q: see walkfuzz run --help for the list", f.workload)
+	}
+	if f.interval != 0 && f.interval < 10*time.Microsecond {
+		return episode.Episode{}, usageErr("interval %s is under the 10us floor: pass --interval 10us or more", f.interval)
+	}
+	p := episode.Pins{Workload: f.workload, Walkers: walkers, JDK: f.jdk, Mode: f.mode,
+		IntervalUs: int(f.interval / time.Microsecond), DurationMs: int(f.duration / time.Millisecond),
+		Threads: f.threads, Depth: f.depth}
+	if f.jitter >= 0 {
+		p.JitterPct = &f.jitter
+	}
+	if f.perturb >= 0 {
+		p.RegisterPct = &f.perturb
+	}
+	if f.jvmFlags != "\x00" {
+		flags := strings.Fields(f.jvmFlags)
+		p.JVMFlags = &flags
+	}
+	var e episode.Episode
+	if f.seed != "" {
+		s, err := episode.ParseSeed(f.seed)
+		if err != nil {
+			return e, usageErr("%v", err)
+		}
+		e = episode.Derive(s, p)
+	} else {
+		e = plain(p)
+	}
+	if len(javaArgs) > 0 {
+		e.JavaArgs = javaArgs
+		e.Workload = ""
+		e.WorkloadParams = nil
+	}
+	e.Inject = f.inject
+	if f.signal > 0 {
+		e.Signals.Signal = f.signal
+	}
+	if f.pattern != "" {
+		e.Signals.Pattern = f.pattern
+	}
+	if f.target != "" {
+		e.Signals.Target = f.target
+	}
+	if err := e.Validate(); err != nil {
+		return e, usageErr("%v", err)
+	}
+	return e, nil
+}
+
+// plain is the episode of a run without --seed: defaults everywhere, nothing hostile added.
+func plain(p episode.Pins) episode.Episode {
+	none := []string{}
+	zero := 0
+	if p.JVMFlags == nil {
+		p.JVMFlags = &none
+	}
+	if p.JitterPct == nil {
+		p.JitterPct = &zero
+	}
+	if p.RegisterPct == nil {
+		p.RegisterPct = &zero
+	}
+	if p.Workload == "" {
+		p.Workload = "recursion"
+	}
+	if p.Mode == "" {
+		p.Mode = "cpu"
+	}
+	if p.IntervalUs == 0 {
+		p.IntervalUs = 100
+	}
+	if p.DurationMs == 0 {
+		p.DurationMs = 10000
+	}
+	if p.Threads == 0 {
+		p.Threads = 4
+	}
+	if p.Depth == 0 {
+		p.Depth = 2048
+	}
+	e := episode.Derive(0, p)
+	e.Signals.Pattern = "all"
+	e.Perturb.DeoptIntervalMs = 0
+	if e.Workload == "deopt" || e.Workload == "mix" {
+		e.Perturb.DeoptIntervalMs = 250
+	}
+	return e
+}
+
+func runCmd() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [flags] [-- <java args>]",
+		Short: "Run one episode: a real JVM under the chosen walker(s) at high signal rates",
+		Example: `  walkfuzz run --walker asgct --workload recursion --duration 10s --interval 100us --mode cpu --seed 0x5eed
+  walkfuzz run --walker asgct -- -cp app.jar com.example.Main`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var javaArgs []string
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				javaArgs = args[at:]
+				args = args[:at]
+			}
+			if len(args) > 0 {
+				return usageErr("unexpected argument %q: java arguments go after --", args[0])
+			}
+			e, err := f.episode(cmd, javaArgs)
+			if err != nil {
+				return err
+			}
+			all := jdk.Discover()
+			j, err := jdk.Pick(all, f.jdk)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			dir := f.out
+			if dir == "" {
+				dir = filepath.Join("results", "runs", time.Now().Format("20060102-150405")+"-"+e.Seed.String())
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(os.Stderr, "walkfuzz: %s on JDK %s, walkers %s, %s signals every %dus, %s\n",
+				workloadName(&e), j.Version, strings.Join(e.Walkers, ","), e.Signals.Mode, e.Signals.IntervalUs, e.Duration())
+			res, err := runner.Run(ctx, e, j, runner.Options{Dir: dir, HangTimeout: f.hangTimeout})
+			if err != nil {
+				return err
+			}
+			printSummary(os.Stdout, res)
+			if res.Finding() {
+				return &exitError{1, ""}
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	return c
+}
+
+func workloadName(e *episode.Episode) string {
+	if len(e.JavaArgs) > 0 {
+		return "java " + strings.Join(e.JavaArgs, " ")
+	}
+	return e.Workload
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/walkfuzz/walkfuzz/harness/results"
+)
+
+// printSummary is what a person reads after `walkfuzz run`.
+func printSummary(out io.Writer, r *results.Results) {
+	fmt.Fprintf(out, "outcome: %s", r.Outcome)
+	if r.Reason != "" && r.Outcome != results.OK {
+		fmt.Fprintf(out, " (%s)", r.Reason)
+	}
+	fmt.Fprintln(out)
+	if r.Crash != nil {
+		fmt.Fprintf(out, "crash: %s  [bucket %s]\n", r.Crash.Title, r.Crash.Bucket)
+	}
+	if r.Hang != nil {
+		fmt.Fprintf(out, "hang: %s  [bucket %s]\n", r.Hang.Title, r.Hang.Bucket)
+	}
+	s := r.Signals
+	fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
+	if s.Overruns > 0 {
+		fmt.Fprintf(out, ", overruns %d", s.Overruns)
+	}
+	fmt.Fprintln(out)
+	if s.Note != "" {
+		fmt.Fprintf(out, "  note: %s\n", s.Note)
+	}
+	for _, w := range r.Walkers {
+		cls := r.Classes[w]
+		var total uint64
+		for _, n := range cls {
+			total += n
+		}
+		fmt.Fprintf(out, "walker %s: %d walks", w, total)
+		if l, ok := r.LatencyNs[w]; ok {
+			fmt.Fprintf(out, ", latency p50 %s p99 %s max %s", ns(l.P50), ns(l.P99), ns(l.Max))
+		}
+		fmt.Fprintln(out)
+		keys := make([]string, 0, len(cls))
+		for k := range cls {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(a, b int) bool {
+			if cls[keys[a]] != cls[keys[b]] {
+				return cls[keys[a]] > cls[keys[b]]
+			}
+			return keys[a] < keys[b]
+		})
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, k := range keys {
+			pct := 0.0
+			if total > 0 {
+				pct = 100 * float64(cls[k]) / float64(total)
+			}
+			fmt.Fprintf(tw, "  \t%s\t%d\t%.2f%%\t\n", k, cls[k], pct)
+		}
+		tw.Flush()
+	}
+	if r.Log.Dropped+r.Log.Torn+r.Log.CorruptBytes > 0 {
+		fmt.Fprintf(out, "sample log: %d records, %d dropped (ring full), %d torn, %d corrupt bytes\n", r.Log.Records, r.Log.Dropped, r.Log.Torn, r.Log.CorruptBytes)
+	}
+	if w := r.WorkloadOut; w != nil {
+		var failed []string
+		for _, c := range w.Checks {
+			if !c.Pass {
+				failed = append(failed, c.Name+" ("+c.Detail+")")
+			}
+		}
+		fmt.Fprintf(out, "workload: %.0f ops/s, %d checks", w.OpsPerS, len(w.Checks))
+		if len(failed) > 0 {
+			fmt.Fprintf(out, ", failed: %s", strings.Join(failed, "; "))
+		}
+		fmt.Fprintln(out)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(out, "note: %s\n", n)
+	}
+	fmt.Fprintf(out, "run directory: %s\n", r.RunDir)
+}
+
+func ns(v uint64) string {
+	switch {
+	case v >= 1_000_000:
+		return fmt.Sprintf("%.2fms", float64(v)/1e6)
+	case v >= 1_000:
+		return fmt.Sprintf("%.1fus", float64(v)/1e3)
+	}
+	return fmt.Sprintf("%dns", v)
+}

@@ -1,0 +1,154 @@
+package episode
+
+import "strconv"
+
+// Builtin lists the built-in workloads the derivation chooses from.
+var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "exceptions", "jni", "gc", "loops", "threads", "mix"}
+
+// Apps lists the real-application workloads (Debian's Java packages).
+var Apps = []string{"h2", "xalan", "lucene"}
+
+// Pins are the dimensions the user fixed; the seed chooses every other one.
+type Pins struct {
+	Workload    string
+	Walkers     []string
+	JDK         string
+	Mode        string
+	IntervalUs  int
+	JitterPct   *int
+	DurationMs  int
+	Threads     int
+	Depth       int
+	JVMFlags    *[]string // nil: seeded; non-nil (even empty): exactly these
+	RegisterPct *int
+	Workloads   []string // choose among these when Workload is unset
+}
+
+// rng is splitmix64: tiny, fully specified, the same on every machine and Go version.
+type rng struct{ s uint64 }
+
+func (r *rng) next() uint64 {
+	r.s += 0x9E3779B97F4A7C15
+	z := r.s
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+
+func (r *rng) chance(pct int) bool { return r.intn(100) < pct }
+
+// weighted picks an index with the given weights.
+func (r *rng) weighted(w ...int) int {
+	total := 0
+	for _, x := range w {
+		total += x
+	}
+	v := r.intn(total)
+	for i, x := range w {
+		if v < x {
+			return i
+		}
+		v -= x
+	}
+	return len(w) - 1
+}
+
+// Derive builds the episode a seed stands for. Every draw happens in a fixed order whether
+// or not a pin overrides it, so pinning one dimension never reshuffles the others.
+func Derive(seed Seed, p Pins) Episode {
+	r := &rng{s: uint64(seed)}
+	e := Episode{Seed: seed, WorkloadParams: map[string]string{}}
+
+	pool := p.Workloads
+	if len(pool) == 0 {
+		pool = Builtin
+	}
+	e.Workload = pool[r.intn(len(pool))]
+	e.Walkers = []string{"asgct"}
+	e.Signals = Signals{
+		Mode:       []string{"cpu", "wall", "tgkill", "cpu-timer"}[r.weighted(60, 25, 10, 5)],
+		IntervalUs: []int{100, 50, 200, 20, 1000}[r.weighted(50, 20, 15, 10, 5)],
+		JitterPct:  []int{0, 10, 25, 50}[r.weighted(40, 30, 20, 10)],
+		Signal:     27,
+		Pattern:    []string{"all", "subset", "one", "burst"}[r.weighted(40, 20, 20, 20)],
+		Target:     "all",
+	}
+	e.Threads = 1 + r.intn(4)
+	e.DurationMs = []int{5000, 10000, 20000}[r.weighted(30, 50, 20)]
+	e.Depth = []int{2048, 64, 512}[r.weighted(80, 10, 10)]
+
+	var flags []string
+	switch r.weighted(55, 20, 15, 10) {
+	case 1:
+		flags = append(flags, "-XX:+UseParallelGC")
+	case 2:
+		flags = append(flags, "-XX:+UseSerialGC")
+	case 3:
+		flags = append(flags, "-XX:+UseZGC")
+	}
+	switch r.weighted(80, 8, 8, 4) {
+	case 1:
+		flags = append(flags, "-Xint")
+	case 2:
+		flags = append(flags, "-XX:TieredStopAtLevel=1")
+	case 3:
+		flags = append(flags, "-Xcomp")
+	}
+	if r.chance(30) {
+		flags = append(flags, "-XX:+PreserveFramePointer")
+	}
+	if r.chance(50) {
+		flags = append(flags, "-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints")
+	}
+	flags = append(flags, "-Xmx"+[]string{"512m", "256m", "1g"}[r.weighted(60, 20, 20)])
+	e.JVMFlags = flags
+
+	e.Perturb.RegisterPct = []int{0, 5, 100}[r.weighted(90, 8, 2)]
+	if r.chance(50) {
+		e.Perturb.DeoptIntervalMs = 100 + r.intn(301)
+	}
+	// Workload parameters the workloads themselves cannot derive (they get the seed too).
+	e.WorkloadParams["phase_ms"] = strconv.Itoa(50 + r.intn(450))
+
+	// Pins override after all draws.
+	if p.Workload != "" {
+		e.Workload = p.Workload
+	}
+	if len(p.Walkers) > 0 {
+		e.Walkers = append([]string(nil), p.Walkers...)
+	}
+	e.JDK = p.JDK
+	if p.Mode != "" {
+		e.Signals.Mode = p.Mode
+	}
+	if p.IntervalUs > 0 {
+		e.Signals.IntervalUs = p.IntervalUs
+	}
+	if p.JitterPct != nil {
+		e.Signals.JitterPct = *p.JitterPct
+	}
+	if p.DurationMs > 0 {
+		e.DurationMs = p.DurationMs
+	}
+	if p.Threads > 0 {
+		e.Threads = p.Threads
+	}
+	if p.Depth > 0 {
+		e.Depth = p.Depth
+	}
+	if p.JVMFlags != nil {
+		e.JVMFlags = append([]string{}, (*p.JVMFlags)...)
+	}
+	if p.RegisterPct != nil {
+		e.Perturb.RegisterPct = *p.RegisterPct
+	}
+	if e.Workload != "deopt" && e.Workload != "mix" {
+		e.Perturb.DeoptIntervalMs = 0
+	}
+	if len(e.WorkloadParams) == 0 {
+		e.WorkloadParams = nil
+	}
+	return e
+}

@@ -1,0 +1,142 @@
+// Package episode defines what one run does and derives it deterministically from a seed.
+package episode
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Seed is a 64-bit episode seed, written in hex ("0x5eed") in JSON and on the command line.
+type Seed uint64
+
+// ParseSeed accepts 0x-prefixed hex or decimal.
+func ParseSeed(s string) (Seed, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("malformed seed %q: give a 64-bit number such as 0x5eed", s)
+	}
+	return Seed(v), nil
+}
+
+func (s Seed) String() string { return fmt.Sprintf("%#x", uint64(s)) }
+
+func (s Seed) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+func (s *Seed) UnmarshalJSON(b []byte) error {
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		var n uint64
+		if err2 := json.Unmarshal(b, &n); err2 != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		*s = Seed(n)
+		return nil
+	}
+	v, err := ParseSeed(str)
+	*s = v
+	return err
+}
+
+// Signals is the signal plan the agent's driver follows.
+type Signals struct {
+	Mode       string `json:"mode"`        // cpu | wall | cpu-timer | tgkill
+	IntervalUs int    `json:"interval_us"` // >= 10
+	JitterPct  int    `json:"jitter_pct"`
+	Signal     int    `json:"signal"`  // signal number, default SIGPROF (27)
+	Pattern    string `json:"pattern"` // tgkill targeting: all | subset | one | burst
+	Target     string `json:"target"`  // all Java threads, or only the workload's (wf-*)
+}
+
+// Perturbations are the hostile extras an episode switches on.
+type Perturbations struct {
+	RegisterPct     int `json:"register_pct"`      // share of walks on a perturbed ucontext
+	DeoptIntervalMs int `json:"deopt_interval_ms"` // WhiteBox deoptimizeAll period (0 = off)
+}
+
+// Episode is everything needed to run once; results.json embeds it so a run can be replayed
+// even after the derivation below changes.
+type Episode struct {
+	Seed           Seed              `json:"seed"`
+	Workload       string            `json:"workload"`
+	WorkloadParams map[string]string `json:"workload_params,omitempty"`
+	JavaArgs       []string          `json:"java_args,omitempty"` // user program instead of a workload
+	Walkers        []string          `json:"walkers"`
+	JDK            string            `json:"jdk,omitempty"` // "", a major version or a path
+	JVMFlags       []string          `json:"jvm_flags"`
+	Signals        Signals           `json:"signals"`
+	Perturb        Perturbations     `json:"perturbations"`
+	Threads        int               `json:"threads"`
+	DurationMs     int               `json:"duration_ms"`
+	Depth          int               `json:"depth"`
+	Inject         string            `json:"inject,omitempty"` // test-only: segv@N | hang@N
+}
+
+// Duration is the episode's run time.
+func (e *Episode) Duration() time.Duration { return time.Duration(e.DurationMs) * time.Millisecond }
+
+// Interval is the signal interval.
+func (e *Episode) Interval() time.Duration {
+	return time.Duration(e.Signals.IntervalUs) * time.Microsecond
+}
+
+// Validate checks an episode from any source (derived, hand-written, loaded from a corpus).
+func (e *Episode) Validate() error {
+	if e.Workload == "" && len(e.JavaArgs) == 0 {
+		return fmt.Errorf("episode has no workload: pass --workload NAME or -- <java args>")
+	}
+	if len(e.Walkers) == 0 {
+		return fmt.Errorf("episode has no walker: pass --walker asgct")
+	}
+	switch e.Signals.Mode {
+	case "cpu", "wall", "cpu-timer", "tgkill":
+	default:
+		return fmt.Errorf("unknown signal mode %q: use cpu, wall, cpu-timer or tgkill", e.Signals.Mode)
+	}
+	if e.Signals.IntervalUs < 10 {
+		return fmt.Errorf("interval %dus is under the 10us floor: pass --interval 10us or more", e.Signals.IntervalUs)
+	}
+	switch e.Signals.Pattern {
+	case "", "all", "subset", "one", "burst":
+	default:
+		return fmt.Errorf("unknown targeting pattern %q: use all, subset, one or burst", e.Signals.Pattern)
+	}
+	if e.Signals.JitterPct < 0 || e.Signals.JitterPct > 100 {
+		return fmt.Errorf("jitter %d%% out of range 0..100", e.Signals.JitterPct)
+	}
+	if e.Signals.Signal <= 0 || e.Signals.Signal > 64 {
+		return fmt.Errorf("signal %d is not a signal number", e.Signals.Signal)
+	}
+	if e.DurationMs <= 0 {
+		return fmt.Errorf("duration must be positive: pass --duration 10s")
+	}
+	if e.Depth < 1 || e.Depth > 65536 {
+		return fmt.Errorf("depth %d out of range 1..65536", e.Depth)
+	}
+	if e.Perturb.RegisterPct < 0 || e.Perturb.RegisterPct > 100 {
+		return fmt.Errorf("register perturbation %d%% out of range 0..100", e.Perturb.RegisterPct)
+	}
+	if e.Inject != "" {
+		if err := checkInject(e.Inject); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkInject(s string) error {
+	kind, at, ok := strings.Cut(s, "@")
+	n, err := strconv.ParseUint(at, 10, 64)
+	if !ok || (kind != "segv" && kind != "hang") || err != nil || n == 0 {
+		return fmt.Errorf("bad --inject %q: use segv@N or hang@N with N >= 1", s)
+	}
+	return nil
+}
+
+// JSON renders the episode as indented JSON.
+func (e *Episode) JSON() []byte {
+	b, _ := json.MarshalIndent(e, "", "  ")
+	return append(b, '\n')
+}

@@ -1,0 +1,78 @@
+package episode
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden episodes")
+
+// The same seed must give the same episode on every machine: these files pin it.
+func TestGoldenSeeds(t *testing.T) {
+	for _, s := range []Seed{0x5eed, 0x1, 0xdeadbeef, 0xffffffffffffffff, 0x123456789abcdef0} {
+		e := Derive(s, Pins{})
+		path := filepath.Join("testdata", "golden", s.String()+".json")
+		if *update {
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, e.JSON(), 0o644))
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err, "run go test ./harness/episode -update")
+		assert.JSONEq(t, string(want), string(e.JSON()), "seed %s", s)
+	}
+}
+
+func TestEveryDerivedEpisodeIsValid(t *testing.T) {
+	for i := uint64(0); i < 5000; i++ {
+		e := Derive(Seed(i*0x9E3779B97F4A7C15), Pins{})
+		require.NoError(t, e.Validate(), "seed %s", e.Seed)
+		var back Episode
+		require.NoError(t, json.Unmarshal(e.JSON(), &back))
+		assert.Equal(t, e, back)
+	}
+}
+
+func TestPinsOverrideOnlyTheirDimension(t *testing.T) {
+	free := Derive(0x5eed, Pins{})
+	pinned := Derive(0x5eed, Pins{Workload: "h2", Walkers: []string{"asgct", "vmstructs"}, IntervalUs: 37})
+	assert.Equal(t, "h2", pinned.Workload)
+	assert.Equal(t, []string{"asgct", "vmstructs"}, pinned.Walkers)
+	assert.Equal(t, 37, pinned.Signals.IntervalUs)
+	assert.Equal(t, free.Signals.Mode, pinned.Signals.Mode)
+	assert.Equal(t, free.JVMFlags, pinned.JVMFlags)
+	none := []string{}
+	assert.Empty(t, Derive(0x5eed, Pins{JVMFlags: &none}).JVMFlags)
+}
+
+func TestParseSeed(t *testing.T) {
+	for in, want := range map[string]Seed{"0x5eed": 0x5eed, "24301": 24301, " 0X10 ": 16} {
+		got, err := ParseSeed(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got)
+	}
+	for _, bad := range []string{"", "0xZZ", "seed", "-1", "0x1ffffffffffffffff"} {
+		_, err := ParseSeed(bad)
+		assert.ErrorContains(t, err, "malformed seed", bad)
+	}
+}
+
+func TestValidateNamesTheFix(t *testing.T) {
+	base := Derive(1, Pins{})
+	cases := map[string]func(e *Episode){
+		"under the 10us floor": func(e *Episode) { e.Signals.IntervalUs = 5 },
+		"unknown signal mode":  func(e *Episode) { e.Signals.Mode = "itimer" },
+		"bad --inject":         func(e *Episode) { e.Inject = "segv@0" },
+		"has no walker":        func(e *Episode) { e.Walkers = nil },
+	}
+	for want, mut := range cases {
+		e := base
+		mut(&e)
+		assert.ErrorContains(t, e.Validate(), want)
+	}
+}

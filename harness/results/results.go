@@ -1,0 +1,140 @@
+// Package results is the results.json contract of one run (see DESIGN.md).
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+)
+
+// Outcomes of a run.
+const (
+	OK           = "ok"
+	Crash        = "crash"
+	Hang         = "hang"
+	JVMError     = "jvm-error"
+	HarnessError = "harness-error"
+)
+
+type JDK struct {
+	Version string `json:"version"`
+	Path    string `json:"path"`
+	Vendor  string `json:"vendor,omitempty"`
+}
+
+type Signals struct {
+	IntervalUs int     `json:"interval_us"`
+	Mode       string  `json:"mode"`
+	Requested  uint64  `json:"requested"`
+	Delivered  uint64  `json:"delivered"`
+	Walked     uint64  `json:"walked"`
+	Overruns   uint64  `json:"overruns"`
+	NoThread   uint64  `json:"no_thread"`
+	Nested     uint64  `json:"nested"`
+	Fidelity   float64 `json:"fidelity"` // delivered / requested
+	Note       string  `json:"note,omitempty"`
+}
+
+type Latency struct {
+	P50 uint64 `json:"p50"`
+	P99 uint64 `json:"p99"`
+	Max uint64 `json:"max"`
+}
+
+type Finding struct {
+	Title     string   `json:"title"`
+	Bucket    string   `json:"bucket"`
+	AltTitles []string `json:"alt_titles,omitempty"`
+	Log       string   `json:"log,omitempty"` // hs_err log or thread dump, relative to the run dir
+	Corrupted bool     `json:"corrupted,omitempty"`
+}
+
+type Log struct {
+	Records      uint64 `json:"records"`
+	Dropped      uint64 `json:"dropped"`
+	Torn         uint64 `json:"torn"`
+	CorruptBytes uint64 `json:"corrupt_bytes"`
+}
+
+type Check struct {
+	Name   string `json:"name"`
+	Pass   bool   `json:"pass"`
+	Detail string `json:"detail,omitempty"`
+}
+
+type Workload struct {
+	Ops     uint64  `json:"ops"`
+	Ms      uint64  `json:"ms"`
+	OpsPerS float64 `json:"ops_per_s"`
+	Checks  []Check `json:"checks,omitempty"`
+}
+
+type Thread struct {
+	Tid       uint32 `json:"tid"`
+	Name      string `json:"name"`
+	Requested uint64 `json:"requested"`
+	Delivered uint64 `json:"delivered"`
+	Walked    uint64 `json:"walked"`
+	CPUNs     uint64 `json:"cpu_ns,omitempty"`
+}
+
+// Results is written as results.json in every run directory.
+type Results struct {
+	Seed        episode.Seed                 `json:"seed"`
+	Walkers     []string                     `json:"walkers"`
+	Workload    string                       `json:"workload"`
+	DurationS   float64                      `json:"duration_s"`
+	JDK         JDK                          `json:"jdk"`
+	Outcome     string                       `json:"outcome"`
+	Reason      string                       `json:"reason,omitempty"`
+	ExitCode    int                          `json:"exit_code"`
+	ExitSignal  string                       `json:"exit_signal,omitempty"`
+	Signals     Signals                      `json:"signals"`
+	Classes     map[string]map[string]uint64 `json:"classes"`
+	LatencyNs   map[string]Latency           `json:"latency_ns"`
+	OverheadNs  map[string]Latency           `json:"overhead_ns,omitempty"`
+	Unresolved  map[string]uint64            `json:"unresolved_methods,omitempty"`
+	Crash       *Finding                     `json:"crash,omitempty"`
+	Hang        *Finding                     `json:"hang,omitempty"`
+	Log         Log                          `json:"log"`
+	WorkloadOut *Workload                    `json:"workload_result,omitempty"`
+	Threads     []Thread                     `json:"threads,omitempty"`
+	Notes       []string                     `json:"notes,omitempty"`
+	StartupMs   int64                        `json:"startup_ms"`
+	WallMs      int64                        `json:"wall_ms"`
+	RunDir      string                       `json:"run_dir"`
+	Episode     episode.Episode              `json:"episode"`
+	Extra       map[string]json.RawMessage   `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
+}
+
+// Finding reports whether the run is a crash or hang (exit code 1).
+func (r *Results) Finding() bool { return r.Outcome == Crash || r.Outcome == Hang }
+
+// Write stores results.json atomically (temp file, then rename).
+func (r *Results) Write(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, ".results.json.tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, "results.json"))
+}
+
+// Read loads a run directory's results.json.
+func Read(dir string) (*Results, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
+	}
+	return &r, nil
+}
