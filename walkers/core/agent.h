@@ -47,7 +47,8 @@ struct wf_thread {
     uint64_t rng;                /* xorshift state for jitter and perturbation */
     volatile uint32_t region;    /* known-stack region the thread is in (0 = none) */
     volatile int in_handler;
-    uint32_t last_append_ns;     /* cost of one log append on the previous signal */
+    uint32_t last_append_ns;
+    uint64_t sample_seq;         /* signals walked on this thread */     /* cost of one log append on the previous signal */
     struct wf_frame *frames;     /* depth entries, walkers write here */
     ucontext_t scratch_uc;       /* perturbed copy of the interrupted context */
 };
@@ -74,6 +75,7 @@ void wf_methods_close(void);
 void wf_methods_set_thread_class(JNIEnv *jni);
 
 int wf_fault_install(void);
+void wf_knownstack_bind(JNIEnv *jni, jclass klass, const char *sig);
 
 void wf_handler(int sig, siginfo_t *si, void *uc);
 int wf_handler_install(void);

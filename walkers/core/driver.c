@@ -142,7 +142,6 @@ static void sleep_ns(uint64_t ns) {
 
 static void send_to(struct wf_log_thread *s, pid_t pid) {
     __atomic_fetch_add(&s->requested, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&wf_hdr->requested, 1, __ATOMIC_RELAXED);
     syscall(SYS_tgkill, pid, (pid_t)s->tid, wf_cfg.signo);
 }
 

@@ -72,13 +72,18 @@ void wf_threads_tick(void) {
     if (n > WF_MAX_THREADS) n = WF_MAX_THREADS;
     for (uint32_t i = 0; i < n; i++)
         if (registry[i]) wf_driver_account(registry[i]);
-    if (wf_cfg.mode == WF_MODE_CPU) {
-        uint64_t req = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            struct wf_log_thread *s = wf_log_thread_slot((int)i);
-            if (s) req += __atomic_load_n(&s->requested, __ATOMIC_RELAXED);
-        }
-        __atomic_store_n(&wf_hdr->requested, req, __ATOMIC_RELAXED);
+    uint64_t req = 0, del = 0, walked = 0, over = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct wf_log_thread *s = wf_log_thread_slot((int)i);
+        if (!s) continue;
+        req += __atomic_load_n(&s->requested, __ATOMIC_RELAXED);
+        del += __atomic_load_n(&s->delivered, __ATOMIC_RELAXED);
+        walked += __atomic_load_n(&s->walked, __ATOMIC_RELAXED);
+        over += __atomic_load_n(&s->overruns, __ATOMIC_RELAXED);
     }
+    __atomic_store_n(&wf_hdr->requested, req, __ATOMIC_RELAXED);
+    __atomic_store_n(&wf_hdr->delivered, del, __ATOMIC_RELAXED);
+    __atomic_store_n(&wf_hdr->walked, walked, __ATOMIC_RELAXED);
+    __atomic_store_n(&wf_hdr->overruns, over, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg_lock);
 }
