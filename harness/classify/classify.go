@@ -1,0 +1,182 @@
+// Package classify sorts every walk into an outcome class (ok, error:<code>, truncated,
+// invalid) and aggregates classes, latency and examples per walker.
+package classify
+
+import (
+	"strconv"
+
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// Walk classes, the keys of results.json "classes".
+const (
+	OK             = "ok"
+	TruncatedShort = "truncated:short" // the bottom frame is not a thread root
+	TruncatedDepth = "truncated:depth" // stopped at the depth limit without reaching a root
+	Invalid        = "invalid"         // a frame that cannot be right
+	ErrorPrefix    = "error:"          // followed by the walker's code name
+)
+
+// Reasons a walk is invalid (the first bad frame decides), the keys of Summary.Invalid.
+const (
+	ReasonUnresolved  = "unresolved_method" // method id not in the method table
+	ReasonBciRange    = "bci_out_of_range"  // bci past the method's last bytecode
+	ReasonBciNegative = "negative_bci"      // bci < 0 on a non-native method
+	// bci -1 on a compiled or unknown-tier frame: kept apart to learn whether walkers
+	// report it for frames whose pc has no debug info.
+	ReasonBciMinusOne = "bci_-1_compiled"
+	ReasonFrameType   = "bad_frame_type" // a type no walker defines
+)
+
+// Config is what classification needs to know about a run.
+type Config struct {
+	Walkers     []string             // walker names by record index (Header.WalkerNames)
+	CodeNames   map[string]CodeNamer // by walker name; asgct defaults to ASGCTCodeName
+	Methods     *methods.Table       // nil: every Java frame is unresolved
+	MaxDepth    int                  // frames asked of every walker; 0: never truncated:depth
+	Roots       *Roots               // nil: the built-in roots only
+	MaxExamples int                  // kept per walker and non-ok class; 0: 5
+}
+
+// Classifier classifies records and aggregates them per walker. It is not safe for
+// concurrent use.
+type Classifier struct {
+	cfg     Config
+	walkers []*walker
+	isRoot  map[uint64]bool // per resolved method id: computing it builds strings
+}
+
+// New returns a classifier for one run.
+func New(cfg Config) *Classifier {
+	if cfg.Methods == nil {
+		cfg.Methods = methods.New()
+	}
+	if cfg.MaxExamples <= 0 {
+		cfg.MaxExamples = 5
+	}
+	c := &Classifier{cfg: cfg, isRoot: make(map[uint64]bool)}
+	for i := range cfg.Walkers {
+		c.walker(uint16(i))
+	}
+	return c
+}
+
+// walker returns the aggregate for a record's walker index, creating it on first use; an
+// index the header did not name still gets counted, as walker<N>.
+func (c *Classifier) walker(i uint16) *walker {
+	for int(i) >= len(c.walkers) {
+		c.walkers = append(c.walkers, nil)
+	}
+	if w := c.walkers[i]; w != nil {
+		return w
+	}
+	name := "walker" + strconv.Itoa(int(i))
+	if int(i) < len(c.cfg.Walkers) && c.cfg.Walkers[i] != "" {
+		name = c.cfg.Walkers[i]
+	}
+	codes := c.cfg.CodeNames[name]
+	if codes == nil && name == "asgct" {
+		codes = ASGCTCodeName
+	}
+	w := newWalker(name, codes)
+	c.walkers[i] = w
+	return w
+}
+
+// Add classifies r, counts it for its walker and returns its class.
+func (c *Classifier) Add(r *samplelog.Record) string {
+	w := c.walker(r.Walker)
+	class, reason, bad := c.classify(w, r)
+	w.add(r, class, reason, bad, c.cfg.MaxExamples, c.cfg.Methods)
+	return class
+}
+
+// Classify returns r's class without counting it, and for an invalid walk the reason.
+func (c *Classifier) Classify(r *samplelog.Record) (class, reason string) {
+	class, reason, _ = c.classify(c.walker(r.Walker), r)
+	return class, reason
+}
+
+// classify also returns the ids of unresolved frames, for the unresolved counts.
+func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason string, unresolved []uint64) {
+	if r.Result <= 0 {
+		return w.errorClass(r.Result), "", nil
+	}
+	tab := c.cfg.Methods
+	bottom := -1
+	for i := range r.Frames {
+		f := &r.Frames[i]
+		switch f.Type {
+		case samplelog.FrameCPP, samplelog.FrameStub:
+			continue // not a Java frame: Method is a pc or 0, not a jmethodID
+		case samplelog.FrameJava, samplelog.FrameInterpreted, samplelog.FrameCompiled,
+			samplelog.FrameInlined, samplelog.FrameNative:
+		default:
+			if reason == "" {
+				reason = ReasonFrameType
+			}
+			continue
+		}
+		bottom = i
+		m := tab.Get(f.Method)
+		if m == nil {
+			unresolved = append(unresolved, f.Method)
+			if reason == "" {
+				reason = ReasonUnresolved
+			}
+			continue
+		}
+		if reason == "" {
+			reason = bciProblem(f, m)
+		}
+	}
+	switch {
+	case reason != "":
+		return Invalid, reason, unresolved
+	case bottom >= 0 && c.root(r.Frames[bottom].Method):
+		return OK, "", nil
+	case c.cfg.MaxDepth > 0 && len(r.Frames) >= c.cfg.MaxDepth:
+		return TruncatedDepth, "", nil
+	}
+	return TruncatedShort, "", nil
+}
+
+// bciProblem checks a resolved frame's bci against its method. Native methods have no
+// bytecode (ASGCT reports -3), so any bci passes.
+func bciProblem(f *samplelog.Frame, m *methods.Method) string {
+	switch {
+	case m.Native:
+		return ""
+	case f.Bci == -1 && f.Type != samplelog.FrameInterpreted && f.Type != samplelog.FrameNative:
+		return ReasonBciMinusOne
+	case f.Bci < 0:
+		return ReasonBciNegative
+	case m.MaxBci >= 0 && f.Bci > m.MaxBci:
+		return ReasonBciRange
+	}
+	return ""
+}
+
+// root reports whether the (resolved) method id is a thread root; the bottom frame is the
+// last Java frame, since native frames below a root (call stubs, thread start) are not
+// what ends a Java stack.
+func (c *Classifier) root(id uint64) bool {
+	if r, ok := c.isRoot[id]; ok {
+		return r
+	}
+	r := c.cfg.Roots.IsRoot(c.cfg.Methods.Get(id))
+	c.isRoot[id] = r
+	return r
+}
+
+// Summaries returns the aggregate of every walker seen or configured, by walker name.
+func (c *Classifier) Summaries() map[string]*Summary {
+	out := make(map[string]*Summary, len(c.walkers))
+	for _, w := range c.walkers {
+		if w != nil {
+			out[w.name] = w.summary()
+		}
+	}
+	return out
+}

@@ -1,0 +1,238 @@
+package classify
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// Method ids of the test table.
+const (
+	threadRun   = 0x100 // java.lang.Thread.run()V, t
+	workerRun   = 0x101 // app.Worker.run()V, a Thread subclass
+	taskRun     = 0x102 // app.Task.run()V, a Runnable: not a root
+	appMain     = 0x103 // app.Main.main(String[]), static
+	instMain    = 0x104 // app.Inst.main(String[]), not static
+	poolLoop    = 0x105 // app.Pool.loop(I)V, declared as an extra root
+	poolOther   = 0x106 // app.Pool.other()V, matched by a name-only extra root
+	recurse     = 0x107 // app.Rec.recurse(I)I, max bci 20
+	nativeSleep = 0x108 // java.lang.Thread.sleep0(J)V, native
+	noBci       = 0x109 // app.Abs.f()V, max bci unknown
+	unknownID   = 0xdead
+)
+
+func testTable() *methods.Table {
+	t := methods.New()
+	for _, line := range []string{
+		"M\t0x100\tLjava/lang/Thread;\trun\t()V\t12\tt",
+		"M\t0x101\tLapp/Worker;\trun\t()V\t30\tt",
+		"M\t0x102\tLapp/Task;\trun\t()V\t30\t-",
+		"M\t0x103\tLapp/Main;\tmain\t([Ljava/lang/String;)V\t40\ts",
+		"M\t0x104\tLapp/Inst;\tmain\t([Ljava/lang/String;)V\t40\t-",
+		"M\t0x105\tLapp/Pool;\tloop\t(I)V\t50\t-",
+		"M\t0x106\tLapp/Pool;\tother\t()V\t50\t-",
+		"M\t0x107\tLapp/Rec;\trecurse\t(I)I\t20\ts",
+		"M\t0x108\tLjava/lang/Thread;\tsleep0\t(J)V\t-1\tnst",
+		"M\t0x109\tLapp/Abs;\tf\t()V\t-1\t-",
+	} {
+		m, err := methods.ParseLine(line)
+		if err != nil {
+			panic(err)
+		}
+		t.Add(m)
+	}
+	return t
+}
+
+func testConfig() Config {
+	return Config{
+		Walkers:  []string{"asgct", "vmstructs"},
+		Methods:  testTable(),
+		MaxDepth: 4,
+		Roots:    NewRoots("app/Pool.loop(I)V", "app.Pool.other"),
+		CodeNames: map[string]CodeNamer{"vmstructs": func(c int32) string {
+			if c == -2 {
+				return "break_compiled"
+			}
+			return ""
+		}},
+	}
+}
+
+// f is an interpreted-or-unknown-tier Java frame.
+func f(id uint64, bci int32) samplelog.Frame {
+	return samplelog.Frame{Bci: bci, Type: samplelog.FrameJava, Method: id}
+}
+
+func typed(id uint64, bci int32, typ uint32) samplelog.Frame {
+	return samplelog.Frame{Bci: bci, Type: typ, Method: id}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name   string
+		walker uint16
+		result int32 // 0 with frames: set to len(frames)
+		frames []samplelog.Frame
+		class  string
+		reason string
+	}{
+		{name: "thread run at bottom", frames: []samplelog.Frame{f(recurse, 3), f(threadRun, 11)}, class: OK},
+		{name: "thread subclass run", frames: []samplelog.Frame{f(recurse, 3), f(workerRun, 0)}, class: OK},
+		{name: "static main", frames: []samplelog.Frame{f(appMain, 40)}, class: OK},
+		{name: "declared root by key", frames: []samplelog.Frame{f(recurse, 0), f(poolLoop, 9)}, class: OK},
+		{name: "declared root by name", frames: []samplelog.Frame{f(poolOther, 9)}, class: OK},
+		{name: "runnable run is not a root", frames: []samplelog.Frame{f(taskRun, 1)}, class: TruncatedShort},
+		{name: "instance main is not a root", frames: []samplelog.Frame{f(instMain, 1)}, class: TruncatedShort},
+		{name: "root in the middle only", frames: []samplelog.Frame{f(threadRun, 1), f(recurse, 1)}, class: TruncatedShort},
+		{name: "native frames below the root", frames: []samplelog.Frame{f(recurse, 1), f(threadRun, 1),
+			typed(0x7f0000, 0, samplelog.FrameStub), typed(0x7f1234, 0, samplelog.FrameCPP)}, class: OK},
+		{name: "only native frames", frames: []samplelog.Frame{typed(0x7f1234, 0, samplelog.FrameCPP)}, class: TruncatedShort},
+		{name: "at max depth without a root", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(recurse, 4)}, class: TruncatedDepth},
+		{name: "at max depth with a root", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(threadRun, 4)}, class: OK},
+		{name: "one below max depth", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3)}, class: TruncatedShort},
+
+		{name: "asgct no Java frame", result: 0, class: "error:no_Java_frame"},
+		{name: "asgct unknown Java", result: -5, class: "error:unknown_Java"},
+		{name: "asgct safepoint", result: -10, class: "error:safepoint"},
+		{name: "asgct unknown code", result: -42, class: "error:code-42"},
+		{name: "plugin code by name", walker: 1, result: -2, class: "error:break_compiled"},
+		{name: "plugin code without name", walker: 1, result: -3, class: "error:code-3"},
+		{name: "unnamed walker index", walker: 5, result: -5, class: "error:code-5"},
+
+		{name: "unresolved method", frames: []samplelog.Frame{f(unknownID, 1), f(threadRun, 1)}, class: Invalid, reason: ReasonUnresolved},
+		{name: "invalid beats truncated", frames: []samplelog.Frame{f(recurse, 1), f(unknownID, 2), f(recurse, 3), f(recurse, 4)}, class: Invalid, reason: ReasonUnresolved},
+		{name: "bci past the end", frames: []samplelog.Frame{f(recurse, 21), f(threadRun, 1)}, class: Invalid, reason: ReasonBciRange},
+		{name: "bci at the last bytecode", frames: []samplelog.Frame{f(recurse, 20), f(threadRun, 1)}, class: OK},
+		{name: "negative bci interpreted", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameInterpreted), f(threadRun, 1)}, class: Invalid, reason: ReasonBciNegative},
+		{name: "bci -3 on a Java method", frames: []samplelog.Frame{f(recurse, -3), f(threadRun, 1)}, class: Invalid, reason: ReasonBciNegative},
+		{name: "bci -1 unknown tier", frames: []samplelog.Frame{f(recurse, -1), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
+		{name: "bci -1 compiled", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
+		{name: "bci -1 inlined", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameInlined), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
+		{name: "native method reports -3", frames: []samplelog.Frame{typed(nativeSleep, -3, samplelog.FrameNative), f(threadRun, 1)}, class: OK},
+		{name: "unknown max bci", frames: []samplelog.Frame{f(noBci, 5000), f(threadRun, 1)}, class: OK},
+		{name: "first bad frame decides", frames: []samplelog.Frame{f(recurse, 99), f(unknownID, 1)}, class: Invalid, reason: ReasonBciRange},
+		{name: "frame type no walker defines", frames: []samplelog.Frame{typed(recurse, 1, 9), f(threadRun, 1)}, class: Invalid, reason: ReasonFrameType},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(testConfig())
+			r := &samplelog.Record{Walker: tt.walker, Result: tt.result, Frames: tt.frames}
+			if tt.frames != nil {
+				r.Result = int32(len(tt.frames))
+			}
+			class, reason := c.Classify(r)
+			assert.Equal(t, tt.class, class)
+			assert.Equal(t, tt.reason, reason)
+			assert.Equal(t, tt.class, c.Add(r))
+		})
+	}
+}
+
+func TestNoMaxDepth(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxDepth = 0
+	c := New(cfg)
+	class, _ := c.Classify(&samplelog.Record{Result: 4, Frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(recurse, 4)}})
+	assert.Equal(t, TruncatedShort, class)
+}
+
+func TestNilMethodsAndRoots(t *testing.T) {
+	c := New(Config{Walkers: []string{"asgct"}})
+	class, reason := c.Classify(&samplelog.Record{Result: 1, Frames: []samplelog.Frame{f(threadRun, 1)}})
+	assert.Equal(t, Invalid, class)
+	assert.Equal(t, ReasonUnresolved, reason)
+}
+
+func TestSummaries(t *testing.T) {
+	c := New(testConfig())
+	rec := func(walker uint16, result int32, walkNs uint32, frames ...samplelog.Frame) *samplelog.Record {
+		if frames != nil {
+			result = int32(len(frames))
+		}
+		return &samplelog.Record{Walker: walker, Result: result, WalkNs: walkNs, OverheadNs: 100, Tid: 7, Sample: 99, Frames: frames}
+	}
+	for i := 0; i < 10; i++ {
+		c.Add(rec(0, 0, 1000, f(recurse, 1), f(threadRun, 1)))
+	}
+	for i := 0; i < 7; i++ {
+		c.Add(rec(0, 0, 2000, f(recurse, 1), f(unknownID+uint64(i%3), 1)))
+	}
+	c.Add(rec(0, 0, 500, typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)))
+	c.Add(rec(0, -5, 300))
+	c.Add(rec(0, -5, 300))
+	c.Add(rec(0, 0, 400, f(taskRun, 2)))
+
+	s := c.Summaries()
+	require.Contains(t, s, "asgct")
+	require.Contains(t, s, "vmstructs", "configured walkers appear even without walks")
+	a := s["asgct"]
+	assert.Equal(t, "asgct", a.Walker)
+	assert.Equal(t, uint64(21), a.Walks)
+	assert.Equal(t, map[string]uint64{OK: 10, Invalid: 8, TruncatedShort: 1, TruncatedDepth: 0, "error:unknown_Java": 2}, a.Classes)
+	assert.Equal(t, map[string]uint64{ReasonUnresolved: 7, ReasonBciMinusOne: 1}, a.Invalid)
+	assert.Equal(t, uint64(7), a.UnresolvedFrames)
+	assert.Equal(t, uint64(3), a.UnresolvedIDs)
+	assert.Equal(t, uint64(2000), a.LatencyNs.Max)
+	assert.InDelta(t, 1000, a.LatencyNs.P50, 10)
+	assert.Equal(t, uint64(100), a.OverheadNs.P50)
+
+	assert.NotContains(t, a.Examples, OK, "no examples of ok walks")
+	assert.Len(t, a.Examples[Invalid], 5, "examples are capped")
+	assert.Len(t, a.Examples["error:unknown_Java"], 2)
+	assert.Equal(t, Example{Class: Invalid, Reason: ReasonUnresolved, Tid: 7, Sample: 99, Result: 2,
+		Frames: []string{"app.Rec.recurse(I)I @1 [java]", "<unresolved 0xdead> @1 [java]"}}, a.Examples[Invalid][0])
+	assert.Equal(t, Example{Class: TruncatedShort, Tid: 7, Sample: 99, Result: 1, Frames: []string{"app.Task.run()V @2 [java]"}},
+		a.Examples[TruncatedShort][0])
+
+	v := s["vmstructs"]
+	assert.Zero(t, v.Walks)
+	assert.Equal(t, map[string]uint64{OK: 0, Invalid: 0, TruncatedShort: 0, TruncatedDepth: 0}, v.Classes)
+}
+
+func TestWriteExamples(t *testing.T) {
+	c := New(testConfig())
+	c.Add(&samplelog.Record{Result: -2, Tid: 3})
+	path := filepath.Join(t.TempDir(), "examples.json")
+	require.NoError(t, c.WriteExamples(path))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var got map[string]map[string][]Example
+	require.NoError(t, json.Unmarshal(b, &got))
+	assert.Equal(t, []Example{{Class: "error:GC_active", Tid: 3, Result: -2}}, got["asgct"]["error:GC_active"])
+}
+
+func TestRenderFrame(t *testing.T) {
+	tab := testTable()
+	tests := []struct {
+		frame samplelog.Frame
+		want  string
+	}{
+		{typed(nativeSleep, -3, samplelog.FrameNative), "java.lang.Thread.sleep0(J)V @-3 [native]"},
+		{typed(recurse, 7, samplelog.FrameInlined), "app.Rec.recurse(I)I @7 [inlined]"},
+		{typed(0x7f00beef, 0, samplelog.FrameCPP), "pc 0x7f00beef @0 [cpp]"},
+		{typed(0, 0, samplelog.FrameStub), "stub @0 [stub]"},
+		{typed(unknownID, 1, 12), "<unresolved 0xdead> @1 [type12]"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, RenderFrame(&tt.frame, tab))
+	}
+}
+
+func BenchmarkAdd(b *testing.B) {
+	c := New(testConfig())
+	frames := []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(recurse, 4), f(recurse, 5), f(recurse, 6), f(recurse, 7), f(threadRun, 8)}
+	r := &samplelog.Record{Result: 8, WalkNs: 1200, OverheadNs: 200, Frames: frames}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r.WalkNs = uint32(i % 5000)
+		c.Add(r)
+	}
+}

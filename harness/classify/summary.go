@@ -1,0 +1,131 @@
+package classify
+
+import (
+	"strconv"
+
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// maxUnresolvedIDs bounds the set of distinct unresolved ids a walker keeps: a walker
+// returning garbage must not grow memory without limit.
+const maxUnresolvedIDs = 1 << 16
+
+// Quantiles of a duration distribution, in nanoseconds.
+type Quantiles struct {
+	P50 uint64 `json:"p50"`
+	P99 uint64 `json:"p99"`
+	Max uint64 `json:"max"`
+}
+
+// Summary is one walker's aggregate over a run.
+type Summary struct {
+	Walker           string               `json:"walker"`
+	Walks            uint64               `json:"walks"`
+	Classes          map[string]uint64    `json:"classes"`
+	Invalid          map[string]uint64    `json:"invalid_reasons"` // invalid walks by first bad frame
+	UnresolvedFrames uint64               `json:"unresolved_frames"`
+	UnresolvedIDs    uint64               `json:"unresolved_ids"` // distinct, counted up to 65536
+	LatencyNs        Quantiles            `json:"latency_ns"`     // walk_ns
+	OverheadNs       Quantiles            `json:"overhead_ns"`
+	Examples         map[string][]Example `json:"examples"` // by class, at most MaxExamples each
+}
+
+type walker struct {
+	name                     string
+	codes                    CodeNamer
+	walks                    uint64
+	ok, short, depth, broken uint64
+	errors                   map[int32]uint64
+	errorNames               map[int32]string
+	reasons                  map[string]uint64
+	unresolvedFrames         uint64
+	unresolvedIDs            map[uint64]struct{}
+	latency, overhead        *histogram
+	examples                 map[string][]Example
+}
+
+func newWalker(name string, codes CodeNamer) *walker {
+	return &walker{
+		name: name, codes: codes,
+		errors: map[int32]uint64{}, errorNames: map[int32]string{}, reasons: map[string]uint64{},
+		unresolvedIDs: map[uint64]struct{}{}, latency: &histogram{}, overhead: &histogram{},
+		examples: map[string][]Example{},
+	}
+}
+
+// errorClass is error:<name>, or error:code<N> for a code the walker does not name.
+func (w *walker) errorClass(code int32) string {
+	if s, ok := w.errorNames[code]; ok {
+		return s
+	}
+	name := ""
+	if w.codes != nil {
+		name = w.codes(code)
+	}
+	if name == "" {
+		name = "code" + strconv.Itoa(int(code))
+	}
+	s := ErrorPrefix + name
+	w.errorNames[code] = s
+	return s
+}
+
+func (w *walker) add(r *samplelog.Record, class, reason string, unresolved []uint64, maxExamples int, tab *methods.Table) {
+	w.walks++
+	w.latency.record(uint64(r.WalkNs))
+	w.overhead.record(uint64(r.OverheadNs))
+	switch class {
+	case OK:
+		w.ok++
+		return
+	case TruncatedShort:
+		w.short++
+	case TruncatedDepth:
+		w.depth++
+	case Invalid:
+		w.broken++
+		w.reasons[reason]++
+	default:
+		w.errors[r.Result]++
+	}
+	w.unresolvedFrames += uint64(len(unresolved))
+	for _, id := range unresolved {
+		if len(w.unresolvedIDs) < maxUnresolvedIDs {
+			w.unresolvedIDs[id] = struct{}{}
+		}
+	}
+	if len(w.examples[class]) < maxExamples {
+		w.examples[class] = append(w.examples[class], newExample(r, class, reason, tab))
+	}
+}
+
+func (w *walker) summary() *Summary {
+	s := &Summary{
+		Walker: w.name,
+		Walks:  w.walks,
+		Classes: map[string]uint64{
+			OK: w.ok, TruncatedShort: w.short, TruncatedDepth: w.depth, Invalid: w.broken,
+		},
+		Invalid:          make(map[string]uint64, len(w.reasons)),
+		UnresolvedFrames: w.unresolvedFrames,
+		UnresolvedIDs:    uint64(len(w.unresolvedIDs)),
+		LatencyNs:        quantiles(w.latency),
+		OverheadNs:       quantiles(w.overhead),
+		Examples:         make(map[string][]Example, len(w.examples)),
+	}
+	for code, n := range w.errors {
+		s.Classes[w.errorClass(code)] += n
+	}
+	for r, n := range w.reasons {
+		s.Invalid[r] = n
+	}
+	for c, ex := range w.examples {
+		s.Examples[c] = append([]Example(nil), ex...)
+	}
+	return s
+}
+
+func quantiles(h *histogram) Quantiles {
+	return Quantiles{P50: h.quantile(0.50), P99: h.quantile(0.99), Max: h.max}
+}

@@ -1,0 +1,206 @@
+// Package methods reads the agent's method table, which names the jmethodIDs walkers return.
+package methods
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Method is one line of the table.
+type Method struct {
+	ID          uint64
+	Class       string // human form: java.lang.Thread, java.util.Map$Entry
+	Internal    string // as the JVM spells it: java/util/Map$Entry
+	Name        string
+	Sig         string // JVM descriptor: (I)V
+	MaxBci      int32  // last valid bytecode index; -1 when unknown (native, abstract)
+	Native      bool
+	Static      bool
+	ThreadClass bool // declared by java.lang.Thread or a subclass
+}
+
+// String is the method as a Java programmer reads it: java.lang.Thread.run()V.
+func (m Method) String() string { return m.Class + "." + m.Name + m.Sig }
+
+// Key identifies the method across runs for root matching: java/lang/Thread.run()V.
+func (m Method) Key() string { return m.internal() + "." + m.Name + m.Sig }
+
+// NameKey is Key without the signature: java/lang/Thread.run.
+func (m Method) NameKey() string { return m.internal() + "." + m.Name }
+
+func (m Method) internal() string {
+	if m.Internal != "" {
+		return m.Internal
+	}
+	return humanName(m.Class) // the swap is its own inverse
+}
+
+// humanName swaps '/' and '.': java/util/Map$Entry becomes java.util.Map$Entry, and a
+// hidden class's pkg/Foo$$Lambda.0x0800 becomes pkg.Foo$$Lambda/0x0800 as Class.getName has it.
+func humanName(internal string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '/':
+			return '.'
+		case '.':
+			return '/'
+		}
+		return r
+	}, internal)
+}
+
+// Table maps jmethodIDs to methods. It is not safe for concurrent use; a nil *Table is an
+// empty one.
+type Table struct {
+	path      string
+	offset    int64 // bytes of complete lines consumed so far
+	byID      map[uint64]*Method
+	malformed int
+}
+
+// New returns an empty table (not backed by a file) for callers that add methods themselves.
+func New() *Table { return &Table{byID: make(map[uint64]*Method)} }
+
+// Load reads the method table at path. A missing file is an empty table (the agent may
+// not have started); Refresh picks the file up later.
+func Load(path string) (*Table, error) {
+	t := New()
+	t.path = path
+	return t, t.Refresh()
+}
+
+// Refresh reads the lines the agent appended since the last Load or Refresh. A line
+// without its newline is left for next time: the agent may be writing it, or died doing so.
+func (t *Table) Refresh() error {
+	if t.path == "" {
+		return nil
+	}
+	f, err := os.Open(t.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("method table: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("method table: %w", err)
+	}
+	if st.Size() < t.offset { // rewritten from scratch: start over
+		t.byID, t.offset, t.malformed = make(map[uint64]*Method), 0, 0
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, t.offset, st.Size()-t.offset))
+	if err != nil {
+		return fmt.Errorf("method table %s: %w", t.path, err)
+	}
+	t.offset += int64(t.Parse(data))
+	return nil
+}
+
+// Parse adds the complete lines of data and returns how many bytes they took; a trailing
+// partial line is not consumed.
+func (t *Table) Parse(data []byte) int {
+	used := 0
+	for {
+		nl := bytes.IndexByte(data[used:], '\n')
+		if nl < 0 {
+			return used
+		}
+		line := string(data[used : used+nl])
+		used += nl + 1
+		if line == "" {
+			continue
+		}
+		m, err := ParseLine(line)
+		if err != nil {
+			t.malformed++
+			continue
+		}
+		t.Add(m)
+	}
+}
+
+// Add puts m in the table; a later line for the same id replaces an earlier one.
+func (t *Table) Add(m Method) { t.byID[m.ID] = &m }
+
+// Lookup returns the method with the given jmethodID.
+func (t *Table) Lookup(id uint64) (Method, bool) {
+	if t == nil {
+		return Method{}, false
+	}
+	if m, ok := t.byID[id]; ok {
+		return *m, true
+	}
+	return Method{}, false
+}
+
+// Get is Lookup without the copy, for hot loops; the result must not be modified.
+func (t *Table) Get(id uint64) *Method {
+	if t == nil {
+		return nil
+	}
+	return t.byID[id]
+}
+
+// Len is the number of methods.
+func (t *Table) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.byID)
+}
+
+// Malformed counts complete lines that could not be parsed.
+func (t *Table) Malformed() int { return t.malformed }
+
+// ParseLine parses one line (without its newline):
+// M <tab> 0xID <tab> Lpkg/Class; <tab> name <tab> (sig)R <tab> maxbci <tab> flags
+func ParseLine(line string) (Method, error) {
+	f := strings.Split(line, "\t")
+	if len(f) != 7 || f[0] != "M" {
+		return Method{}, fmt.Errorf("method line %q: want 7 tab-separated fields starting with M", line)
+	}
+	hex, ok := strings.CutPrefix(f[1], "0x")
+	if !ok {
+		return Method{}, fmt.Errorf("method line %q: id %q is not 0x hex", line, f[1])
+	}
+	id, err := strconv.ParseUint(hex, 16, 64)
+	if err != nil {
+		return Method{}, fmt.Errorf("method line %q: id: %w", line, err)
+	}
+	maxBci, err := strconv.ParseInt(f[5], 10, 32)
+	if err != nil {
+		return Method{}, fmt.Errorf("method line %q: max bci: %w", line, err)
+	}
+	if f[2] == "" || f[3] == "" || !strings.HasPrefix(f[4], "(") {
+		return Method{}, fmt.Errorf("method line %q: empty class or name, or not a method descriptor", line)
+	}
+	internal := ClassName(f[2])
+	m := Method{
+		ID:          id,
+		Internal:    internal,
+		Class:       humanName(internal),
+		Name:        f[3],
+		Sig:         f[4],
+		MaxBci:      int32(maxBci),
+		Native:      strings.ContainsRune(f[6], 'n'),
+		Static:      strings.ContainsRune(f[6], 's'),
+		ThreadClass: strings.ContainsRune(f[6], 't'),
+	}
+	return m, nil
+}
+
+// ClassName turns a class signature (Ljava/lang/Thread;) into an internal name
+// (java/lang/Thread); anything else, such as an array signature, is returned as it is.
+func ClassName(sig string) string {
+	if len(sig) >= 3 && sig[0] == 'L' && sig[len(sig)-1] == ';' {
+		return sig[1 : len(sig)-1]
+	}
+	return sig
+}

@@ -1,0 +1,143 @@
+package methods
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		line   string
+		want   Method
+		str    string
+		key    string
+		errMsg string
+	}{
+		{
+			line: "M\t0x7f3a2c0012a0\tLjava/lang/Thread;\trun\t()V\t12\tt",
+			want: Method{ID: 0x7f3a2c0012a0, Class: "java.lang.Thread", Internal: "java/lang/Thread", Name: "run", Sig: "()V", MaxBci: 12, ThreadClass: true},
+			str:  "java.lang.Thread.run()V", key: "java/lang/Thread.run()V",
+		},
+		{
+			line: "M\t0x10\tLjava/lang/Thread;\tcurrentThread\t()Ljava/lang/Thread;\t-1\tnst",
+			want: Method{ID: 0x10, Class: "java.lang.Thread", Internal: "java/lang/Thread", Name: "currentThread", Sig: "()Ljava/lang/Thread;", MaxBci: -1, Native: true, Static: true, ThreadClass: true},
+			str:  "java.lang.Thread.currentThread()Ljava/lang/Thread;", key: "java/lang/Thread.currentThread()Ljava/lang/Thread;",
+		},
+		{
+			line: "M\t0x20\tLjava/util/Map$Entry;\tgetKey\t()Ljava/lang/Object;\t-1\t-",
+			want: Method{ID: 0x20, Class: "java.util.Map$Entry", Internal: "java/util/Map$Entry", Name: "getKey", Sig: "()Ljava/lang/Object;", MaxBci: -1},
+			str:  "java.util.Map$Entry.getKey()Ljava/lang/Object;", key: "java/util/Map$Entry.getKey()Ljava/lang/Object;",
+		},
+		{
+			line: "M\t0x30\tLMain;\tmain\t([Ljava/lang/String;)V\t5\ts",
+			want: Method{ID: 0x30, Class: "Main", Internal: "Main", Name: "main", Sig: "([Ljava/lang/String;)V", MaxBci: 5, Static: true},
+			str:  "Main.main([Ljava/lang/String;)V", key: "Main.main([Ljava/lang/String;)V",
+		},
+		{
+			line: "M\t0x40\tLjava/lang/invoke/LambdaForm$MH.0x0000000800c0c000;\tinvoke\t(Ljava/lang/Object;I)I\t15\ts",
+			want: Method{ID: 0x40, Class: "java.lang.invoke.LambdaForm$MH/0x0000000800c0c000", Internal: "java/lang/invoke/LambdaForm$MH.0x0000000800c0c000", Name: "invoke", Sig: "(Ljava/lang/Object;I)I", MaxBci: 15, Static: true},
+			str:  "java.lang.invoke.LambdaForm$MH/0x0000000800c0c000.invoke(Ljava/lang/Object;I)I", key: "java/lang/invoke/LambdaForm$MH.0x0000000800c0c000.invoke(Ljava/lang/Object;I)I",
+		},
+		{
+			line: "M\t0x50\tLFoo;\t<init>\t()V\t4\tx", // unknown flag letters are ignored
+			want: Method{ID: 0x50, Class: "Foo", Internal: "Foo", Name: "<init>", Sig: "()V", MaxBci: 4},
+			str:  "Foo.<init>()V", key: "Foo.<init>()V",
+		},
+		{line: "M\t0x10\tLFoo;\tbar\t()V\t1", errMsg: "7 tab-separated"},
+		{line: "X\t0x10\tLFoo;\tbar\t()V\t1\t-", errMsg: "starting with M"},
+		{line: "M\t10\tLFoo;\tbar\t()V\t1\t-", errMsg: "not 0x hex"},
+		{line: "M\t0xzz\tLFoo;\tbar\t()V\t1\t-", errMsg: "id"},
+		{line: "M\t0x10\tLFoo;\tbar\t()V\tbig\t-", errMsg: "max bci"},
+		{line: "M\t0x10\tLFoo;\t\t()V\t1\t-", errMsg: "empty class or name"},
+		{line: "M\t0x10\tLFoo;\tbar\tV\t1\t-", errMsg: "descriptor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			m, err := ParseLine(tt.line)
+			if tt.errMsg != "" {
+				require.ErrorContains(t, err, tt.errMsg)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, m)
+			assert.Equal(t, tt.str, m.String())
+			assert.Equal(t, tt.key, m.Key())
+		})
+	}
+}
+
+func TestKeyWithoutInternal(t *testing.T) {
+	m := Method{Class: "java.util.Map$Entry", Name: "getKey", Sig: "()Ljava/lang/Object;"}
+	assert.Equal(t, "java/util/Map$Entry.getKey()Ljava/lang/Object;", m.Key())
+	assert.Equal(t, "java/util/Map$Entry.getKey", m.NameKey())
+}
+
+// TestLoadGolden reads a table as the agent writes it, with a malformed line, a blank line
+// and a last line cut off by a crash.
+func TestLoadGolden(t *testing.T) {
+	tab, err := Load("testdata/methods.tsv")
+	require.NoError(t, err)
+	assert.Equal(t, 6, tab.Len())
+	assert.Equal(t, 2, tab.Malformed())
+	tests := []struct {
+		id   uint64
+		want string
+		ok   bool
+	}{
+		{0x7f3a2c0012a0, "java.lang.Thread.run()V", true},
+		{0x7f3a2c001500, "walkfuzz.workloads.Recursion.main([Ljava/lang/String;)V", true},
+		{0x7f3a2c001508, "walkfuzz.workloads.Recursion$Worker.run()V", true},
+		{0x7f3a2c001700, "", false}, // the cut-off line
+		{0xdead, "", false},
+	}
+	for _, tt := range tests {
+		m, ok := tab.Lookup(tt.id)
+		assert.Equal(t, tt.ok, ok, "%#x", tt.id)
+		if ok {
+			assert.Equal(t, tt.want, m.String())
+			assert.Same(t, tab.Get(tt.id), tab.Get(tt.id))
+		}
+	}
+}
+
+func TestLoadMissingFileAndRefresh(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "methods.tsv")
+	tab, err := Load(path)
+	require.NoError(t, err)
+	assert.Zero(t, tab.Len())
+
+	steps := []struct {
+		write string
+		want  int
+	}{
+		{"M\t0x1\tLA;\ta\t()V\t1\t-\nM\t0x2\tLA;\tb\t()V\t", 1},
+		{"1\t-\n", 2}, // the agent finished the line
+		{"M\t0x1\tLA;\ta2\t()V\t3\t-\n", 2},
+	}
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	for _, s := range steps {
+		_, err := f.WriteString(s.write)
+		require.NoError(t, err)
+		require.NoError(t, tab.Refresh())
+		assert.Equal(t, s.want, tab.Len())
+	}
+	m, _ := tab.Lookup(2)
+	assert.Equal(t, "A.b()V", m.String())
+	m, _ = tab.Lookup(1)
+	assert.Equal(t, "A.a2()V", m.String(), "a later line for the same id wins")
+
+	require.NoError(t, os.WriteFile(path, []byte("M\t0x9\tLB;\tc\t()V\t1\t-\n"), 0o644))
+	require.NoError(t, tab.Refresh())
+	assert.Equal(t, 1, tab.Len(), "a rewritten (shorter) file is read from the start")
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	_, err := Load(t.TempDir()) // a directory
+	assert.Error(t, err)
+}

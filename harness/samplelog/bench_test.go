@@ -1,0 +1,34 @@
+package samplelog
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func BenchmarkRead(b *testing.B) {
+	l := newTestLog(b, benchRing, 1)
+	w := NewWriter(l)
+	b.ReportAllocs()
+	read := 0
+	consume := func(r *Record) error { read++; return nil }
+	for i := uint64(0); read < b.N; {
+		b.StopTimer()
+		for ; w.Append(benchRecord(i)) == nil; i++ {
+		}
+		b.StartTimer()
+		if _, err := l.ReadFinal(consume); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestMeasureReaderThroughput(t *testing.T) {
+	rate, err := MeasureReaderThroughput(t.TempDir(), 200000)
+	require.NoError(t, err)
+	t.Logf("reader: %.0f records/s", rate)
+	assert.Greater(t, rate, 0.0)
+	_, err = MeasureReaderThroughput(t.TempDir(), 0)
+	assert.Error(t, err)
+}

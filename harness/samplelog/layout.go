@@ -1,0 +1,126 @@
+// Package samplelog reads and writes the sample log, the memory-mapped file the C agent
+// appends one record per walk to (layout: walkers/include/wf_samplelog.h).
+package samplelog
+
+import "strconv"
+
+// Sizes and identifiers fixed by wf_samplelog.h. The header is the source of truth; a test
+// compiles it and checks every offset below against offsetof.
+const (
+	Magic            = "WFZLOG\x00\x01"
+	Version          = 1
+	HeaderSize       = 4096
+	MaxWalkers       = 8
+	WalkerNameSize   = 32
+	ThreadNameSize   = 48
+	ThreadSlotSize   = 128
+	RecordHeaderSize = 48
+	FrameSize        = 16
+	errorSize        = 256
+)
+
+// Byte offsets of struct wf_log_header fields.
+const (
+	offMagic             = 0
+	offVersion           = 8
+	offHeaderSize        = 12
+	offRingOffset        = 16
+	offRingSize          = 24
+	offWriteCursor       = 32
+	offReadCursor        = 40
+	offHeartbeatNs       = 48
+	offHeartbeatCount    = 56
+	offDroppedRecords    = 64
+	offDroppedBytes      = 72
+	offAgentState        = 80
+	offRequested         = 88
+	offDelivered         = 96
+	offWalked            = 104
+	offOverruns          = 112
+	offThreadsRegistered = 120
+	offThreadTableOffset = 128
+	offThreadTableSlots  = 136
+	offThreadSlotSize    = 140
+	offAgentPid          = 144
+	offStartNs           = 152
+	offError             = 160
+	offWalkerNames       = 416
+	offNoThread          = 672
+	offNested            = 680
+	offMaxDepth          = 688
+	offIntervalNs        = 696
+	offPerturbed         = 704
+	offFaultsCaught      = 712
+)
+
+// Byte offsets of struct wf_log_thread fields.
+const (
+	thTid       = 0
+	thAlive     = 4
+	thName      = 8
+	thRequested = 56
+	thDelivered = 64
+	thWalked    = 72
+	thOverruns  = 80
+	thCPUNs     = 88
+)
+
+// Byte offsets of struct wf_record fields.
+const (
+	recCommit     = 0
+	recLen        = 4
+	recTid        = 8
+	recWalker     = 12
+	recFlags      = 14
+	recTsNs       = 16
+	recWalkNs     = 24
+	recResult     = 28
+	recRegion     = 32
+	recOverheadNs = 36
+	recSample     = 40
+)
+
+// State is the agent's lifecycle as it publishes it in agent_state.
+type State uint64
+
+// agent_state values (WF_STATE_*).
+const (
+	StateCreated  State = 0 // written by the harness; the agent never started
+	StateLoaded   State = 1 // Agent_OnLoad succeeded
+	StateSampling State = 2 // VMInit done, signals armed
+	StateExited   State = 3 // VMDeath seen: orderly exit
+	StateFailed   State = 4 // setup failed: see Header.Error
+)
+
+var stateNames = [...]string{"created", "loaded", "sampling", "exited", "failed"}
+
+func (s State) String() string {
+	if s < State(len(stateNames)) {
+		return stateNames[s]
+	}
+	return "state" + strconv.FormatUint(uint64(s), 10)
+}
+
+// Frame types (WF_FRAME_*).
+const (
+	FrameJava        uint32 = 0 // Java frame, tier unknown
+	FrameInterpreted uint32 = 1
+	FrameCompiled    uint32 = 2
+	FrameInlined     uint32 = 3
+	FrameNative      uint32 = 4 // Java native method
+	FrameCPP         uint32 = 5 // VM or C code: Method holds a pc
+	FrameStub        uint32 = 6 // named stub or blob: Method is 0
+)
+
+// Record flags (WF_REC_*).
+const (
+	FlagPerturbed uint16 = 1 << 0 // walked a perturbed copy of the ucontext
+	FlagFaulted   uint16 = 1 << 1 // the walker faulted and was rescued
+)
+
+// CommitWord is wf_commit_word: the value a record's first word holds once the record at
+// absolute position pos is complete. It depends on pos, so a stale record left from an
+// earlier lap of the ring never passes for a new one.
+func CommitWord(pos uint64) uint32 {
+	return uint32((pos>>3)*2+1) ^ 0x5746525A
+}
