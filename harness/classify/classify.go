@@ -127,7 +127,9 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			}
 			continue
 		}
-		if reason == "" {
+		if reason == "" && !(i == 0 && f.Bci == -1 && f.Type != samplelog.FrameInterpreted) {
+			// A top frame at bci -1 is a method caught in its prologue (HotSpot's
+			// InvocationEntryBci): legitimate; anywhere below the top it cannot be right.
 			reason = bciProblem(f, m)
 		}
 	}

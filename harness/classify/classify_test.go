@@ -113,9 +113,10 @@ func TestClassify(t *testing.T) {
 		{name: "bci at the last bytecode", frames: []samplelog.Frame{f(recurse, 20), f(threadRun, 1)}, class: OK},
 		{name: "negative bci interpreted", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameInterpreted), f(threadRun, 1)}, class: Invalid, reason: ReasonBciNegative},
 		{name: "bci -3 on a Java method", frames: []samplelog.Frame{f(recurse, -3), f(threadRun, 1)}, class: Invalid, reason: ReasonBciNegative},
-		{name: "bci -1 unknown tier", frames: []samplelog.Frame{f(recurse, -1), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
-		{name: "bci -1 compiled", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
-		{name: "bci -1 inlined", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameInlined), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
+		{name: "bci -1 on the top frame is a prologue", frames: []samplelog.Frame{f(recurse, -1), f(threadRun, 1)}, class: OK},
+		{name: "bci -1 below the top, unknown tier", frames: []samplelog.Frame{f(recurse, 1), f(recurse, -1), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
+		{name: "bci -1 below the top, compiled", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
+		{name: "bci -1 below the top, inlined", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameInlined), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
 		{name: "native method reports -3", frames: []samplelog.Frame{typed(nativeSleep, -3, samplelog.FrameNative), f(threadRun, 1)}, class: OK},
 		{name: "unknown max bci", frames: []samplelog.Frame{f(noBci, 5000), f(threadRun, 1)}, class: OK},
 		{name: "first bad frame decides", frames: []samplelog.Frame{f(recurse, 99), f(unknownID, 1)}, class: Invalid, reason: ReasonBciRange},
@@ -165,7 +166,7 @@ func TestSummaries(t *testing.T) {
 	for i := 0; i < 7; i++ {
 		c.Add(rec(0, 0, 2000, f(recurse, 1), f(unknownID+uint64(i%3), 1)))
 	}
-	c.Add(rec(0, 0, 500, typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)))
+	c.Add(rec(0, 0, 500, f(recurse, 1), typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)))
 	c.Add(rec(0, -5, 300))
 	c.Add(rec(0, -5, 300))
 	c.Add(rec(0, 0, 400, f(taskRun, 2)))
