@@ -16,6 +16,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/suites"
 )
 
 // KnownWalkers are the walker names `--walker` accepts (plus plugin:PATH).
@@ -41,6 +42,9 @@ type runFlags struct {
 	perturb     int
 	hangTimeout time.Duration
 	episodeFile string
+	dacapoJar   string
+	renJar      string
+	timeout     time.Duration
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -64,6 +68,9 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.perturb, "perturb-registers", -1, "percent of walks on a perturbed ucontext (register fuzzing)")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.StringVar(&f.episodeFile, "episode", "", "run exactly this episode JSON (from a run directory or the corpus)")
+	fl.StringVar(&f.dacapoJar, "dacapo-jar", "", "DaCapo jar for --workload dacapo:<bench> (default $DACAPO_JAR)")
+	fl.StringVar(&f.renJar, "renaissance-jar", "", "Renaissance jar for --workload renaissance:<bench> (default $RENAISSANCE_JAR)")
+	fl.DurationVar(&f.timeout, "workload-timeout", 0, "with -- <java args>: stop the program after this long (a normal end)")
 }
 
 // episode builds the episode from the flags: an episode file, a seed with pins, or plain
@@ -91,7 +98,7 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 			}
 		}
 	}
-	if f.workload != "" && !slices.Contains(episode.Builtin, f.workload) && !slices.Contains(episode.Apps, f.workload) {
+	if _, _, ext := suites.Parse(f.workload); f.workload != "" && !ext && !slices.Contains(episode.Builtin, f.workload) && !slices.Contains(episode.Apps, f.workload) {
 		return episode.Episode{}, usageErr("unknown workload %q: see walkfuzz run --help for the list", f.workload)
 	}
 	if f.interval != 0 && f.interval < 10*time.Microsecond {
@@ -124,6 +131,10 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		e.JavaArgs = javaArgs
 		e.Workload = ""
 		e.WorkloadParams = nil
+		if f.timeout > 0 {
+			e.DurationMs = int(f.timeout / time.Millisecond)
+			e.StopAfterDuration = true
+		}
 	}
 	e.Inject = f.inject
 	if f.signal > 0 {
@@ -214,7 +225,8 @@ func runCmd() *cobra.Command {
 			defer stop()
 			fmt.Fprintf(os.Stderr, "walkfuzz: %s on JDK %s, walkers %s, %s signals every %dus, %s\n",
 				workloadName(&e), j.Version, strings.Join(e.Walkers, ","), e.Signals.Mode, e.Signals.IntervalUs, e.Duration())
-			res, err := runner.Run(ctx, e, j, runner.Options{Dir: dir, HangTimeout: f.hangTimeout})
+			res, err := runner.Run(ctx, e, j, runner.Options{Dir: dir, HangTimeout: f.hangTimeout,
+				DacapoJar: f.dacapoJar, RenaissanceJar: f.renJar})
 			if err != nil {
 				return err
 			}

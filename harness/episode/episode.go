@@ -72,6 +72,9 @@ type Episode struct {
 	DurationMs     int               `json:"duration_ms"`
 	Depth          int               `json:"depth"`
 	Inject         string            `json:"inject,omitempty"` // test-only: segv@N | hang@N
+	// StopAfterDuration: the workload does not stop by itself (a user program, DaCapo,
+	// Renaissance); the harness ends it with SIGTERM after the duration, a normal end.
+	StopAfterDuration bool `json:"stop_after_duration,omitempty"`
 }
 
 // Duration is the episode's run time.

@@ -83,31 +83,33 @@ type Thread struct {
 
 // Results is written as results.json in every run directory.
 type Results struct {
-	Seed        episode.Seed                 `json:"seed"`
-	Walkers     []string                     `json:"walkers"`
-	Workload    string                       `json:"workload"`
-	DurationS   float64                      `json:"duration_s"`
-	JDK         JDK                          `json:"jdk"`
-	Outcome     string                       `json:"outcome"`
-	Reason      string                       `json:"reason,omitempty"`
-	ExitCode    int                          `json:"exit_code"`
-	ExitSignal  string                       `json:"exit_signal,omitempty"`
-	Signals     Signals                      `json:"signals"`
-	Classes     map[string]map[string]uint64 `json:"classes"`
-	LatencyNs   map[string]Latency           `json:"latency_ns"`
-	OverheadNs  map[string]Latency           `json:"overhead_ns,omitempty"`
-	Unresolved  map[string]uint64            `json:"unresolved_methods,omitempty"`
-	Crash       *Finding                     `json:"crash,omitempty"`
-	Hang        *Finding                     `json:"hang,omitempty"`
-	Log         Log                          `json:"log"`
-	WorkloadOut *Workload                    `json:"workload_result,omitempty"`
-	Threads     []Thread                     `json:"threads,omitempty"`
-	Notes       []string                     `json:"notes,omitempty"`
-	StartupMs   int64                        `json:"startup_ms"`
-	WallMs      int64                        `json:"wall_ms"`
-	RunDir      string                       `json:"run_dir"`
-	Episode     episode.Episode              `json:"episode"`
-	Extra       map[string]json.RawMessage   `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
+	Seed         episode.Seed                 `json:"seed"`
+	Walkers      []string                     `json:"walkers"`
+	Workload     string                       `json:"workload"`
+	DurationS    float64                      `json:"duration_s"`
+	JDK          JDK                          `json:"jdk"`
+	Outcome      string                       `json:"outcome"`
+	Reason       string                       `json:"reason,omitempty"`
+	ExitCode     int                          `json:"exit_code"`
+	ExitSignal   string                       `json:"exit_signal,omitempty"`
+	Signals      Signals                      `json:"signals"`
+	Classes      map[string]map[string]uint64 `json:"classes"`
+	LatencyNs    map[string]Latency           `json:"latency_ns"`
+	OverheadNs   map[string]Latency           `json:"overhead_ns,omitempty"`
+	Unresolved   map[string]uint64            `json:"unresolved_methods,omitempty"`
+	KnownStack   map[string]map[string]uint64 `json:"known_stack,omitempty"`  // walks inside known-stack regions
+	Differential map[string]map[string]uint64 `json:"differential,omitempty"` // "a~b" -> class -> samples
+	Crash        *Finding                     `json:"crash,omitempty"`
+	Hang         *Finding                     `json:"hang,omitempty"`
+	Log          Log                          `json:"log"`
+	WorkloadOut  *Workload                    `json:"workload_result,omitempty"`
+	Threads      []Thread                     `json:"threads,omitempty"`
+	Notes        []string                     `json:"notes,omitempty"`
+	StartupMs    int64                        `json:"startup_ms"`
+	WallMs       int64                        `json:"wall_ms"`
+	RunDir       string                       `json:"run_dir"`
+	Episode      episode.Episode              `json:"episode"`
+	Extra        map[string]json.RawMessage   `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
 }
 
 // Finding reports whether the run is a crash or hang (exit code 1).

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/bench"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+)
+
+func benchCmd() *cobra.Command {
+	var out, scratch string
+	var dur time.Duration
+	c := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure walkfuzz's performance targets; print a table and write JSON",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all := jdk.Discover()
+			var js []jdk.JDK
+			for _, m := range []string{"17", "25"} {
+				if j, err := jdk.Pick(all, m); err == nil {
+					js = append(js, j)
+				}
+			}
+			if len(js) == 0 {
+				return usageErr("no JDK 17 or 25 found: run scripts/setup.sh")
+			}
+			if err := os.MkdirAll(scratch, 0o755); err != nil {
+				return usageErr("cannot create %s: %v", scratch, err)
+			}
+			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, JDKs: js}, os.Stderr)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			return bench.Write(out, ms, os.Stdout)
+		},
+	}
+	c.Flags().StringVar(&out, "out", "results/bench.json", "where to write the JSON")
+	c.Flags().StringVar(&scratch, "scratch", "results/bench-runs", "directory for the benchmark's runs")
+	c.Flags().DurationVar(&dur, "duration", 6*time.Second, "length of each measured run")
+	return c
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/suites"
+)
+
+func workloadsCmd() *cobra.Command {
+	var dacapo, ren string
+	c := &cobra.Command{
+		Use:   "workloads",
+		Short: "List the workloads and whether each can run here (and why not)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			art, artErr := artifacts.Locate()
+			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "WORKLOAD\tKIND\tSTATUS")
+			status := func(ok bool, why string) string {
+				if ok {
+					return "runnable"
+				}
+				return "unsupported: " + why
+			}
+			for _, name := range episode.Builtin {
+				ok := artErr == nil && artifacts.Exists(art.Workloads)
+				fmt.Fprintf(w, "%s\tbuilt-in\t%s\n", name, status(ok, "bin/workloads.jar missing: run make"))
+			}
+			for _, name := range episode.Apps {
+				why := ""
+				switch {
+				case artErr != nil || !artifacts.Exists(art.Apps):
+					why = "bin/apps.jar missing: run scripts/setup.sh and make"
+				default:
+					for _, j := range art.AppClasspath {
+						if !artifacts.Exists(j) {
+							why = j + " missing: run scripts/setup.sh"
+							break
+						}
+					}
+				}
+				fmt.Fprintf(w, "%s\treal application (Debian packages)\t%s\n", name, status(why == "", why))
+			}
+			for _, s := range suites.All {
+				flag := dacapo
+				if s.Name == "renaissance" {
+					flag = ren
+				}
+				_, err := s.Jar(flag)
+				why := ""
+				if err != nil {
+					why = strings.TrimPrefix(err.Error(), "unsupported: ")
+				}
+				fmt.Fprintf(w, "%s:<bench>\t%s (%d benchmarks)\t%s\n", s.Name, s.Name, len(s.Benches), status(err == nil, why))
+			}
+			fmt.Fprintf(w, "-- <java args>\tyour own program\trunnable\n")
+			return w.Flush()
+		},
+	}
+	c.Flags().StringVar(&dacapo, "dacapo-jar", "", "DaCapo jar (default $DACAPO_JAR)")
+	c.Flags().StringVar(&ren, "renaissance-jar", "", "Renaissance jar (default $RENAISSANCE_JAR)")
+	return c
+}

@@ -1,0 +1,164 @@
+// Package differential compares two walkers that walked the same signal on the same
+// ucontext, sample by sample, and keeps examples of each way they disagree.
+package differential
+
+import (
+	"encoding/json"
+	"os"
+	"strconv"
+
+	"github.com/walkfuzz/walkfuzz/harness/classify"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// Classes of a pair of walks.
+const (
+	Agree       = "agree"          // same methods, same bcis
+	TopBci      = "differ:top_bci" // same methods; only the top frame's bci differs
+	Bci         = "differ:bci"     // same methods; a deeper bci differs
+	Length      = "differ:length"  // one is a prefix of the other
+	Frame       = "differ:frame"   // a method differs at some depth
+	BothFailed  = "both_failed"    // neither returned frames
+	AFailed     = "first_failed"   // the first-named walker failed, the other returned frames
+	BFailed     = "second_failed"  // the second-named walker failed
+	Samples     = "samples"
+	BothOK      = "both_ok"      // both returned frames
+	SameMethods = "same_methods" // both returned frames and the same method sequence
+)
+
+type key struct {
+	tid    uint32
+	sample uint64
+}
+
+// Example shows both traces of one disagreement side by side.
+type Example struct {
+	Pair   string   `json:"pair"`
+	Class  string   `json:"class"`
+	At     int      `json:"at_depth"`
+	Tid    uint32   `json:"tid"`
+	Sample uint64   `json:"sample"`
+	A      []string `json:"first"`
+	B      []string `json:"second"`
+}
+
+// Comparer pairs records by (thread, sample) and counts per walker pair.
+type Comparer struct {
+	walkers  []string
+	tab      *methods.Table
+	pending  map[key]*samplelog.Record
+	Counts   map[string]map[string]uint64
+	Examples []Example
+	kept     map[string]int
+}
+
+func New(walkers []string, tab *methods.Table) *Comparer {
+	return &Comparer{walkers: walkers, tab: tab, pending: map[key]*samplelog.Record{},
+		Counts: map[string]map[string]uint64{}, kept: map[string]int{}}
+}
+
+func (c *Comparer) name(i uint16) string {
+	if int(i) < len(c.walkers) {
+		return c.walkers[i]
+	}
+	return "walker" + strconv.Itoa(int(i))
+}
+
+// Add takes every record; pairs complete when the other walker's record of the signal arrives.
+func (c *Comparer) Add(r *samplelog.Record) {
+	if len(c.walkers) < 2 {
+		return
+	}
+	k := key{r.Tid, r.Sample}
+	other, ok := c.pending[k]
+	if !ok {
+		c.pending[k] = r
+		// A walker whose record was dropped (ring full) leaves its partner waiting: bound it.
+		if len(c.pending) > 4096 {
+			clear(c.pending)
+		}
+		return
+	}
+	delete(c.pending, k)
+	a, b := other, r
+	if a.Walker > b.Walker {
+		a, b = b, a
+	}
+	pair := c.name(a.Walker) + "~" + c.name(b.Walker)
+	m := c.Counts[pair]
+	if m == nil {
+		m = map[string]uint64{Samples: 0, Agree: 0, BothOK: 0, SameMethods: 0}
+		c.Counts[pair] = m
+	}
+	m[Samples]++
+	class, at := Compare(a, b)
+	m[class]++
+	if a.Result > 0 && b.Result > 0 {
+		m[BothOK]++
+		if class == Agree || class == TopBci || class == Bci {
+			m[SameMethods]++
+		}
+	}
+	if class != Agree && c.kept[pair+class] < 5 {
+		c.kept[pair+class]++
+		c.Examples = append(c.Examples, Example{Pair: pair, Class: class, At: at, Tid: a.Tid, Sample: a.Sample,
+			A: c.render(a), B: c.render(b)})
+	}
+}
+
+func (c *Comparer) render(r *samplelog.Record) []string {
+	if r.Result <= 0 {
+		return []string{"<" + strconv.Itoa(int(r.Result)) + ">"}
+	}
+	out := make([]string, 0, min(len(r.Frames), 24))
+	for i := range r.Frames {
+		if i == 24 {
+			out = append(out, "... "+strconv.Itoa(len(r.Frames)-24)+" more")
+			break
+		}
+		out = append(out, classify.RenderFrame(&r.Frames[i], c.tab))
+	}
+	return out
+}
+
+// Compare classifies a pair of walks of one signal.
+func Compare(a, b *samplelog.Record) (class string, at int) {
+	switch {
+	case a.Result <= 0 && b.Result <= 0:
+		return BothFailed, 0
+	case a.Result <= 0:
+		return AFailed, 0
+	case b.Result <= 0:
+		return BFailed, 0
+	}
+	n := min(len(a.Frames), len(b.Frames))
+	for i := 0; i < n; i++ {
+		if a.Frames[i].Method != b.Frames[i].Method {
+			return Frame, i
+		}
+	}
+	if len(a.Frames) != len(b.Frames) {
+		return Length, n
+	}
+	if a.Frames[0].Bci != b.Frames[0].Bci {
+		for i := 1; i < n; i++ {
+			if a.Frames[i].Bci != b.Frames[i].Bci {
+				return Bci, i
+			}
+		}
+		return TopBci, 0
+	}
+	for i := 1; i < n; i++ {
+		if a.Frames[i].Bci != b.Frames[i].Bci {
+			return Bci, i
+		}
+	}
+	return Agree, -1
+}
+
+// WriteExamples stores the kept disagreements.
+func (c *Comparer) WriteExamples(path string) error {
+	b, _ := json.MarshalIndent(c.Examples, "", "  ")
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,53 @@
+package differential
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+func rec(walker uint16, sample uint64, result int32, fr ...[2]int64) *samplelog.Record {
+	r := &samplelog.Record{Walker: walker, Tid: 1, Sample: sample, Result: result}
+	for _, f := range fr {
+		r.Frames = append(r.Frames, samplelog.Frame{Method: uint64(f[0]), Bci: int32(f[1])})
+	}
+	return r
+}
+
+func TestCompare(t *testing.T) {
+	x := [][2]int64{{1, 5}, {2, 7}, {3, 9}}
+	cases := []struct {
+		name string
+		a, b *samplelog.Record
+		want string
+	}{
+		{"agree", rec(0, 1, 3, x...), rec(1, 1, 3, x...), Agree},
+		{"top bci", rec(0, 1, 3, x...), rec(1, 1, 3, [2]int64{1, 6}, x[1], x[2]), TopBci},
+		{"deeper bci", rec(0, 1, 3, x...), rec(1, 1, 3, x[0], [2]int64{2, 8}, x[2]), Bci},
+		{"prefix", rec(0, 1, 3, x...), rec(1, 1, 2, x[0], x[1]), Length},
+		{"method", rec(0, 1, 3, x...), rec(1, 1, 3, x[0], [2]int64{4, 7}, x[2]), Frame},
+		{"first failed", rec(0, 1, -5), rec(1, 1, 3, x...), AFailed},
+		{"second failed", rec(0, 1, 3, x...), rec(1, 1, -2), BFailed},
+		{"both failed", rec(0, 1, -5), rec(1, 1, -2), BothFailed},
+	}
+	for _, c := range cases {
+		got, _ := Compare(c.a, c.b)
+		assert.Equal(t, c.want, got, c.name)
+	}
+}
+
+func TestPairsBySignalInEitherOrder(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	x := [][2]int64{{1, 5}, {2, 7}}
+	c.Add(rec(0, 1, 2, x...))
+	c.Add(rec(1, 2, 2, x...)) // another signal first: order alternates in the handler
+	c.Add(rec(1, 1, 2, x...))
+	c.Add(rec(0, 2, 1, x[0]))
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(2), m[Samples])
+	assert.Equal(t, uint64(1), m[Agree])
+	assert.Equal(t, uint64(1), m[Length])
+	assert.Equal(t, uint64(2), m[BothOK])
+	assert.Len(t, c.Examples, 1)
+}

@@ -1,0 +1,251 @@
+// Package knownstack checks walks that landed inside known-stack regions against the stack
+// the thread recorded for itself with StackWalker (exact ground truth, see walkfuzz.KnownStack).
+package knownstack
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// Classes of a tagged walk.
+const (
+	OK       = "ok"
+	Frame    = "mismatch:frame"   // a method differs at some depth
+	Missing  = "mismatch:missing" // the walk lost frames
+	Extra    = "mismatch:extra"   // the walk invented frames
+	Bci      = "mismatch:bci"     // a non-top frame's bci differs
+	Depth    = "truncated:depth"  // a correct prefix cut at the depth limit
+	Boundary = "boundary"         // caught inside KnownStack.enter/exit itself: not compared
+	Unknown  = "unknown_region"   // the region's recorded stack is not in the file (yet)
+)
+
+// Frame of a recorded stack: what StackWalker saw.
+type RecFrame struct {
+	Class  string // internal form: java/lang/Thread
+	Method string
+	Desc   string
+	Bci    int32
+}
+
+func (f RecFrame) key() string { return canonical(f.Class + "." + f.Method + f.Desc) }
+
+// hiddenSuffix matches the address suffix of a hidden class, which StackWalker writes
+// after '/' and JVMTI class signatures after '.'.
+var hiddenSuffix = regexp.MustCompile(`[./+](0x[0-9a-f]+)`)
+
+func canonical(key string) string { return hiddenSuffix.ReplaceAllString(key, "/$1") }
+
+func (f RecFrame) String() string {
+	return strings.ReplaceAll(f.Class, "/", ".") + "." + f.Method + f.Desc + " @" + strconv.Itoa(int(f.Bci))
+}
+
+// Stacks maps region id to its recorded stack, callee first.
+type Stacks map[uint32][]RecFrame
+
+// Load reads the stacks file the workload appends to; a cut-off last region is ignored.
+func Load(path string) (Stacks, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return Stacks{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b), nil
+}
+
+// Parse reads the K/F line format.
+func Parse(b []byte) Stacks {
+	out := Stacks{}
+	var cur []RecFrame
+	var id uint32
+	want := -1
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		switch {
+		case len(f) == 3 && f[0] == "K":
+			n, err1 := strconv.ParseUint(f[1], 10, 32)
+			d, err2 := strconv.Atoi(f[2])
+			if err1 != nil || err2 != nil {
+				want = -1
+				continue
+			}
+			id, want, cur = uint32(n), d, make([]RecFrame, 0, d)
+		case len(f) == 5 && f[0] == "F" && want > 0:
+			bci, err := strconv.Atoi(f[4])
+			if err != nil {
+				want = -1
+				continue
+			}
+			cur = append(cur, RecFrame{Class: f[1], Method: f[2], Desc: f[3], Bci: int32(bci)})
+			if len(cur) == want {
+				out[id] = cur
+				want = -1
+			}
+		}
+	}
+	return out
+}
+
+// Example keeps an expected and an actual trace side by side.
+type Example struct {
+	Class    string   `json:"class"`
+	Walker   string   `json:"walker"`
+	Region   uint32   `json:"region"`
+	Depth    int      `json:"at_depth"`
+	Tid      uint32   `json:"tid"`
+	Expected []string `json:"expected"`
+	Actual   []string `json:"actual"`
+}
+
+// Checker accumulates per-walker counts for tagged walks.
+type Checker struct {
+	Stacks   Stacks
+	Methods  *methods.Table
+	Walkers  []string
+	MaxDepth int
+	Counts   map[string]map[string]uint64
+	Examples []Example
+	perClass map[string]int
+}
+
+func NewChecker(st Stacks, tab *methods.Table, walkers []string, maxDepth int) *Checker {
+	return &Checker{Stacks: st, Methods: tab, Walkers: walkers, MaxDepth: maxDepth,
+		Counts: map[string]map[string]uint64{}, perClass: map[string]int{}}
+}
+
+func (c *Checker) walkerName(i uint16) string {
+	if int(i) < len(c.Walkers) && c.Walkers[i] != "" {
+		return c.Walkers[i]
+	}
+	return "walker" + strconv.Itoa(int(i))
+}
+
+// Add checks one record; untagged records are ignored.
+func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int32) string) {
+	if r.Region == 0 {
+		return
+	}
+	w := c.walkerName(r.Walker)
+	m := c.Counts[w]
+	if m == nil {
+		m = map[string]uint64{"tagged": 0, OK: 0, Frame: 0, Missing: 0, Extra: 0, Bci: 0}
+		c.Counts[w] = m
+	}
+	m["tagged"]++
+	if r.Result <= 0 {
+		m[errName(w, r.Result)]++
+		return
+	}
+	rec, ok := c.Stacks[r.Region]
+	if !ok {
+		m[Unknown]++
+		return
+	}
+	class, at := c.Compare(r.Frames, rec)
+	m[class]++
+	if class != OK && class != Boundary && class != Depth && c.perClass[w+class] < 5 {
+		c.perClass[w+class]++
+		c.Examples = append(c.Examples, c.example(w, class, at, r, rec))
+	}
+}
+
+func (c *Checker) name(f samplelog.Frame) (key string, native bool, text string) {
+	m, ok := c.Methods.Lookup(f.Method)
+	if !ok {
+		s := fmt.Sprintf("<unresolved %#x>", f.Method)
+		return s, false, s + " @" + strconv.Itoa(int(f.Bci))
+	}
+	return canonical(m.Key()), m.Native, m.String() + " @" + strconv.Itoa(int(f.Bci))
+}
+
+// Compare classifies a walk against a recorded stack; at is the first differing depth.
+func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string, at int) {
+	if len(walk) > 0 {
+		if k, _, _ := c.name(walk[0]); strings.HasPrefix(k, "walkfuzz/KnownStack.") {
+			return Boundary, 0
+		}
+	}
+	n := min(len(walk), len(rec))
+	for i := 0; i < n; i++ {
+		k, _, _ := c.name(walk[i])
+		if k == rec[i].key() {
+			continue
+		}
+		// Lost frames: this walk frame matches a deeper recorded one. Invented: the next walk
+		// frame matches this recorded one.
+		for j := i + 1; j < len(rec) && j <= i+8; j++ {
+			if rec[j].key() == k {
+				return Missing, i
+			}
+		}
+		if i+1 < len(walk) {
+			if k2, _, _ := c.name(walk[i+1]); k2 == rec[i].key() {
+				return Extra, i
+			}
+		}
+		return Frame, i
+	}
+	switch {
+	case len(walk) < len(rec) && c.MaxDepth > 0 && len(walk) >= c.MaxDepth:
+		return Depth, len(walk)
+	case len(walk) < len(rec):
+		return Missing, len(walk)
+	case len(walk) > len(rec):
+		return Extra, len(rec)
+	}
+	for i := 1; i < n; i++ { // the top frame's bci moves inside the region
+		_, native, _ := c.name(walk[i])
+		if native && rec[i].Bci < 0 {
+			continue
+		}
+		if walk[i].Bci != rec[i].Bci {
+			return Bci, i
+		}
+	}
+	return OK, -1
+}
+
+func (c *Checker) example(w, class string, at int, r *samplelog.Record, rec []RecFrame) Example {
+	e := Example{Class: class, Walker: w, Region: r.Region, Depth: at, Tid: r.Tid}
+	e.Expected = window(len(rec), at, func(i int) string { return rec[i].String() })
+	e.Actual = window(len(r.Frames), at, func(i int) string { _, _, t := c.name(r.Frames[i]); return t })
+	return e
+}
+
+// window renders frames by depth: all of a short stack, else the top, the neighbourhood of
+// the first difference and the bottom.
+func window(n, at int, text func(i int) string) []string {
+	show := func(i int) bool { return n <= 40 || i < 3 || i >= n-3 || (i >= at-5 && i <= at+5) }
+	var out []string
+	skipped := 0
+	for i := 0; i < n; i++ {
+		if !show(i) {
+			skipped++
+			continue
+		}
+		if skipped > 0 {
+			out = append(out, fmt.Sprintf("... %d frames", skipped))
+			skipped = 0
+		}
+		out = append(out, fmt.Sprintf("#%d %s", i, text(i)))
+	}
+	return out
+}
+
+// WriteExamples stores the kept examples as JSON.
+func (c *Checker) WriteExamples(path string) error {
+	b, _ := json.MarshalIndent(c.Examples, "", "  ")
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,94 @@
+package knownstack
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+const stacksFile = "K\t1\t4\n" +
+	"F\tKS\tleaf\t(J)J\t0\n" +
+	"F\tKS\trec\t(IJ)J\t5\n" +
+	"F\tKS$$Lambda$1/0x00007fc314000a08\trun\t()V\t4\n" +
+	"F\tjava/lang/Thread\trun\t()V\t11\n" +
+	"K\t2\t3\n" + // cut off by a crash: ignored
+	"F\tKS\tleaf\t(J)J\t0\n"
+
+func table() *methods.Table {
+	t := methods.New()
+	for _, l := range []string{
+		"M\t0x10\tLKS;\tleaf\t(J)J\t40\ts",
+		"M\t0x20\tLKS;\trec\t(IJ)J\t30\ts",
+		"M\t0x30\tLKS$$Lambda$1.0x00007fc314000a08;\trun\t()V\t9\t-",
+		"M\t0x40\tLjava/lang/Thread;\trun\t()V\t20\tt",
+		"M\t0x50\tLwalkfuzz/KnownStack;\tenter\t()I\t30\ts",
+		"M\t0x60\tLKS;\tother\t()V\t3\ts",
+	} {
+		m, err := methods.ParseLine(l)
+		if err != nil {
+			panic(err)
+		}
+		t.Add(m)
+	}
+	return t
+}
+
+func frames(spec ...uint64) []samplelog.Frame {
+	bcis := map[uint64]int32{0x10: 17, 0x20: 5, 0x30: 4, 0x40: 11, 0x50: 3, 0x60: 1}
+	var out []samplelog.Frame
+	for _, id := range spec {
+		out = append(out, samplelog.Frame{Method: id, Bci: bcis[id]})
+	}
+	return out
+}
+
+func TestParseIgnoresCutOffRegion(t *testing.T) {
+	st := Parse([]byte(stacksFile))
+	require.Len(t, st, 1)
+	assert.Len(t, st[1], 4)
+	assert.Equal(t, RecFrame{"KS", "rec", "(IJ)J", 5}, st[1][1])
+}
+
+func TestCompare(t *testing.T) {
+	st := Parse([]byte(stacksFile))
+	c := NewChecker(st, table(), []string{"asgct"}, 2048)
+	swapped := frames(0x10, 0x20, 0x30, 0x40)
+	swapped[1].Bci = 9
+	cases := []struct {
+		name  string
+		walk  []samplelog.Frame
+		depth int
+		want  string
+	}{
+		{"exact, top bci free", frames(0x10, 0x20, 0x30, 0x40), 2048, OK},
+		{"inside enter itself", frames(0x50, 0x10, 0x20, 0x30, 0x40), 2048, Boundary},
+		{"lost a frame", frames(0x10, 0x30, 0x40), 2048, Missing},
+		{"invented a frame", frames(0x10, 0x60, 0x20, 0x30, 0x40), 2048, Extra},
+		{"wrong method", frames(0x10, 0x60, 0x30, 0x40), 2048, Frame},
+		{"short at the bottom", frames(0x10, 0x20, 0x30), 2048, Missing},
+		{"cut at the depth limit", frames(0x10, 0x20), 2, Depth},
+		{"caller bci differs", swapped, 2048, Bci},
+		{"unresolved id", frames(0x10, 0x99, 0x30, 0x40), 2048, Frame},
+	}
+	for _, tc := range cases {
+		c.MaxDepth = tc.depth
+		got, _ := c.Compare(tc.walk, st[1])
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+}
+
+// The oracle must be able to fail: a recorded stack with two frames swapped is reported.
+func TestDoctoredStackIsAMismatch(t *testing.T) {
+	st := Parse([]byte(stacksFile))
+	st[1][1], st[1][2] = st[1][2], st[1][1]
+	c := NewChecker(st, table(), []string{"asgct"}, 2048)
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: 0, Result: 4, Frames: frames(0x10)}, nil)
+	assert.Equal(t, uint64(1), c.Counts["asgct"]["tagged"])
+	assert.Equal(t, uint64(1), c.Counts["asgct"][Frame]+c.Counts["asgct"][Missing]+c.Counts["asgct"][Extra])
+	require.Len(t, c.Examples, 1)
+	assert.Contains(t, c.Examples[0].Expected[1], "Lambda")
+}

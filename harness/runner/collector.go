@@ -1,0 +1,178 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/walkfuzz/walkfuzz/harness/classify"
+	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/knownstack"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// classifyLag: a walk is classified only once it is this old, so the method-table lines
+// for every id it returns (flushed right after the ids are created) are on disk by then.
+const classifyLag = 500 * time.Millisecond
+
+// rootsWait bounds how long walks wait for the workload's declared thread roots.
+const rootsWait = 5 * time.Second
+
+// collector reads the sample log while the JVM runs and classifies what it reads.
+type collector struct {
+	dir     string
+	ep      *episode.Episode
+	table   *methods.Table
+	cls     *classify.Classifier
+	pending []*samplelog.Record
+	stats   samplelog.Stats
+	first   time.Time
+	ks      *knownstack.Checker
+	diff    *differential.Comparer
+	doctor  func(knownstack.Stacks)
+	codes   map[string]classify.CodeNamer
+}
+
+func newCollector(dir string, e *episode.Episode) *collector {
+	t, _ := methods.Load(filepath.Join(dir, MethodTable))
+	if t == nil {
+		t = methods.New()
+	}
+	return &collector{dir: dir, ep: e, table: t}
+}
+
+func monoNow() uint64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return uint64(ts.Sec)*1e9 + uint64(ts.Nsec)
+}
+
+// start builds the classifier once the roots file exists (or waiting is over).
+func (c *collector) start(log *samplelog.Log, final bool) bool {
+	if c.cls != nil {
+		return true
+	}
+	rootsPath := filepath.Join(c.dir, RootsFile)
+	_, err := os.Stat(rootsPath)
+	if err != nil && !final && (c.first.IsZero() || time.Since(c.first) < rootsWait) {
+		return false
+	}
+	roots, _ := classify.LoadRoots(rootsPath)
+	c.codes, _ = classify.LoadCodeNames(filepath.Join(c.dir, CodesFile))
+	h := log.Header()
+	c.cls = classify.New(classify.Config{Walkers: h.WalkerNames, CodeNames: c.codes, Methods: c.table,
+		MaxDepth: int(h.MaxDepth), Roots: roots})
+	c.ks = knownstack.NewChecker(nil, c.table, h.WalkerNames, int(h.MaxDepth))
+	c.diff = differential.New(h.WalkerNames, c.table)
+	return true
+}
+
+func (c *collector) read(log *samplelog.Log, final bool) {
+	fn := func(r *samplelog.Record) error {
+		if c.first.IsZero() {
+			c.first = time.Now()
+		}
+		c.pending = append(c.pending, r)
+		return nil
+	}
+	var st samplelog.Stats
+	if final {
+		st, _ = log.ReadFinal(fn)
+	} else {
+		st, _ = log.ReadLive(samplelog.DefaultGrace, fn)
+	}
+	c.stats.Add(st)
+	if !c.start(log, final) {
+		return
+	}
+	c.table.Refresh()
+	if st, err := knownstack.Load(filepath.Join(c.dir, KnownStacks)); err == nil && len(st) > 0 {
+		if c.doctor != nil {
+			c.doctor(st)
+		}
+		c.ks.Stacks = st
+	}
+	cut := monoNow() - uint64(classifyLag)
+	n := 0
+	for _, r := range c.pending {
+		if !final && r.TsNs > cut {
+			c.pending[n] = r
+			n++
+			continue
+		}
+		c.cls.Add(r)
+		c.ks.Add(r, c.errName)
+		c.diff.Add(r)
+	}
+	clear(c.pending[n:])
+	c.pending = c.pending[:n]
+}
+
+// errName names a walker's error code the way classify does: error:<name>.
+func (c *collector) errName(walker string, code int32) string {
+	namer := c.codes[walker]
+	if namer == nil && walker == "asgct" {
+		namer = classify.ASGCTCodeName
+	}
+	if namer != nil {
+		if n := namer(code); n != "" {
+			return classify.ErrorPrefix + n
+		}
+	}
+	return fmt.Sprintf("%scode%d", classify.ErrorPrefix, code)
+}
+
+func (c *collector) finish(res *results.Results, log *samplelog.Log) {
+	res.Log.Records = c.stats.Records
+	res.Log.Torn = c.stats.Torn
+	res.Log.CorruptBytes = c.stats.CorruptBytes
+	res.Classes = map[string]map[string]uint64{}
+	res.LatencyNs = map[string]results.Latency{}
+	res.OverheadNs = map[string]results.Latency{}
+	if c.cls == nil {
+		c.start(log, true)
+	}
+	for name, s := range c.cls.Summaries() {
+		res.Classes[name] = s.Classes
+		res.LatencyNs[name] = results.Latency{P50: s.LatencyNs.P50, P99: s.LatencyNs.P99, Max: s.LatencyNs.Max}
+		res.OverheadNs[name] = results.Latency{P50: s.OverheadNs.P50, P99: s.OverheadNs.P99, Max: s.OverheadNs.Max}
+		if s.UnresolvedIDs > 0 {
+			if res.Unresolved == nil {
+				res.Unresolved = map[string]uint64{}
+			}
+			res.Unresolved[name] = s.UnresolvedIDs
+		}
+	}
+	for _, w := range res.Walkers {
+		if _, ok := res.Classes[w]; !ok {
+			res.Classes[w] = map[string]uint64{classify.OK: 0}
+		}
+	}
+	c.cls.WriteExamples(filepath.Join(c.dir, Examples))
+	if len(c.diff.Counts) > 0 {
+		res.Differential = c.diff.Counts
+		c.diff.WriteExamples(filepath.Join(c.dir, DiffExamples))
+	}
+	if len(c.ks.Counts) > 0 {
+		res.KnownStack = c.ks.Counts
+		for w, m := range res.KnownStack {
+			if total := res.Classes[w]; total != nil {
+				var all uint64
+				for _, n := range total {
+					all += n
+				}
+				if all > 0 {
+					// Coverage in parts per million: the share of this walker's walks that landed in a region.
+					m["coverage_ppm"] = m["tagged"] * 1_000_000 / all
+				}
+			}
+		}
+		c.ks.WriteExamples(filepath.Join(c.dir, KnownStackExamples))
+	}
+}

@@ -1,0 +1,153 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/suites"
+)
+
+// Files in a run directory.
+const (
+	SampleLog          = "samples.bin"
+	MethodTable        = "methods.tsv"
+	AgentConf          = "agent.conf"
+	RootsFile          = "roots.txt"
+	Stdout             = "stdout.txt"
+	Stderr             = "stderr.txt"
+	ThreadDump         = "threaddump.txt"
+	TaskSnap           = "tasks.txt"
+	EpisodeFile        = "episode.json"
+	Examples           = "examples.json"
+	CodesFile          = "codes.tsv"
+	KnownStacks        = "known_stacks.tsv"
+	KnownStackExamples = "known_stack_examples.json"
+	DiffExamples       = "differential_examples.json"
+)
+
+// agentConfig renders the agent's key=value configuration for an episode.
+func agentConfig(dir string, e *episode.Episode) string {
+	var b strings.Builder
+	kv := func(k string, v any) { fmt.Fprintf(&b, "%s=%v\n", k, v) }
+	kv("log", filepath.Join(dir, SampleLog))
+	kv("methods", filepath.Join(dir, MethodTable))
+	kv("codes", filepath.Join(dir, CodesFile))
+	kv("walkers", strings.Join(e.Walkers, ","))
+	kv("mode", e.Signals.Mode)
+	kv("interval_ns", int64(e.Signals.IntervalUs)*1000)
+	kv("jitter_pct", e.Signals.JitterPct)
+	kv("signal", e.Signals.Signal)
+	kv("seed", uint64(e.Seed))
+	kv("depth", e.Depth)
+	if e.Signals.Pattern != "" {
+		kv("pattern", e.Signals.Pattern)
+	}
+	if e.Signals.Target != "" {
+		kv("target", e.Signals.Target)
+	}
+	if e.Perturb.RegisterPct > 0 {
+		kv("perturb_pct", e.Perturb.RegisterPct)
+	}
+	if e.Inject != "" {
+		kv("inject", e.Inject)
+	}
+	return b.String()
+}
+
+// IsApp reports whether a workload is one of the real-application drivers.
+func IsApp(name string) bool { return slices.Contains(episode.Apps, name) }
+
+// javaArgs builds the JVM command line (without the java binary).
+func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options) ([]string, error) {
+	args := []string{
+		"-agentpath:" + art.Agent + "=config=" + filepath.Join(dir, AgentConf),
+		"-XX:ErrorFile=" + filepath.Join(dir, "hs_err_pid%p.log"),
+		"-XX:-CreateCoredumpOnCrash",
+		"-Dwalkfuzz.roots=" + filepath.Join(dir, RootsFile),
+		"-Dwalkfuzz.knownstacks=" + filepath.Join(dir, KnownStacks),
+	}
+	args = append(args, e.JVMFlags...)
+	if len(e.JavaArgs) > 0 {
+		return append(args, e.JavaArgs...), nil
+	}
+	params := []string{
+		"seed=" + e.Seed.String(),
+		"duration_ms=" + strconv.Itoa(e.DurationMs),
+		"threads=" + strconv.Itoa(e.Threads),
+	}
+	keys := make([]string, 0, len(e.WorkloadParams))
+	for k := range e.WorkloadParams {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		params = append(params, k+"="+e.WorkloadParams[k])
+	}
+	if suite, bench, ok := suites.Parse(e.Workload); ok {
+		flag := opt.DacapoJar
+		if suite.Name == "renaissance" {
+			flag = opt.RenaissanceJar
+		}
+		jar, err := suite.Jar(flag)
+		if err != nil {
+			return nil, err
+		}
+		e.StopAfterDuration = true
+		return append(args, suite.Args(jar, bench, e.DurationMs)...), nil
+	}
+	if IsApp(e.Workload) {
+		if !artifacts.Exists(art.Apps) {
+			return nil, fmt.Errorf("unsupported: workload %s needs bin/apps.jar: run scripts/setup.sh and make", e.Workload)
+		}
+		for _, j := range art.AppClasspath {
+			if !artifacts.Exists(j) {
+				return nil, fmt.Errorf("unsupported: workload %s needs %s: run scripts/setup.sh", e.Workload, j)
+			}
+		}
+		cp := append([]string{art.Apps}, art.AppClasspath...)
+		args = append(args, "-cp", strings.Join(cp, ":"), "walkfuzz.apps.Main", e.Workload)
+		return append(args, params...), nil
+	}
+	if !artifacts.Exists(art.Workloads) {
+		return nil, fmt.Errorf("workloads jar %s not found: run make", art.Workloads)
+	}
+	args = append(args, "-Dwalkfuzz.jni.lib="+art.JNILib)
+	if e.Perturb.DeoptIntervalMs > 0 {
+		args = append(args, "-Xbootclasspath/a:"+art.Workloads, "-XX:+UnlockDiagnosticVMOptions",
+			"-XX:+WhiteBoxAPI", "-Dwalkfuzz.whitebox=true")
+		params = append(params, "deopt_interval_ms="+strconv.Itoa(e.Perturb.DeoptIntervalMs))
+	}
+	args = append(args, "-cp", art.Workloads, "walkfuzz.workloads.Main", e.Workload)
+	return append(args, params...), nil
+}
+
+// writable checks a run directory can be created and written, without leaving anything
+// behind when it cannot.
+func prepareDir(dir string) (created bool, err error) {
+	if _, statErr := os.Stat(dir); os.IsNotExist(statErr) {
+		created = true
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("cannot create run directory %s: %v: choose another with --out", dir, err)
+	}
+	probe := filepath.Join(dir, ".probe")
+	if err := os.WriteFile(probe, nil, 0o644); err != nil {
+		if created {
+			os.Remove(dir)
+		}
+		return false, fmt.Errorf("run directory %s is not writable: choose another with --out", dir)
+	}
+	os.Remove(probe)
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 && !created {
+		if _, err := os.Stat(filepath.Join(dir, "results.json")); err == nil {
+			return false, fmt.Errorf("run directory %s already holds a run: choose another with --out", dir)
+		}
+	}
+	return created, nil
+}

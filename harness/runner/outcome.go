@@ -1,0 +1,142 @@
+package runner
+
+import (
+	"bufio"
+	"syscall"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/walkfuzz/walkfuzz/harness/crash"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/hang"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+func taskSnapshot(pid int) (string, error) { return hang.TakeSnapshot(pid) }
+
+// decideOutcome: hang (we stopped it), crash (hs_err or death by signal), jvm-error
+// (non-zero exit), harness-error (the agent refused its configuration), else ok.
+func decideOutcome(res *results.Results, dir string, p *process, h samplelog.Header, hangReason string, terminated bool) {
+	code, sig, _ := exitStatus(p)
+	if terminated && (sig == syscall.SIGTERM || code == 143) {
+		code, sig = 0, 0 // our own SIGTERM at the time limit: a normal end
+	}
+	res.ExitCode = code
+	if sig != 0 {
+		res.ExitSignal = sig.String()
+	}
+	logs := crash.FindLogs(dir)
+	switch {
+	case hangReason != "":
+		res.Outcome = results.Hang
+		res.Reason = hangReason
+		dump, _ := os.ReadFile(filepath.Join(dir, ThreadDump))
+		snap, _ := os.ReadFile(filepath.Join(dir, TaskSnap))
+		r := hang.Parse(dump, snap)
+		res.Hang = &results.Finding{Title: r.Title, Bucket: r.Bucket, Log: ThreadDump}
+	case len(logs) > 0:
+		res.Outcome = results.Crash
+		data, _ := os.ReadFile(logs[0])
+		r := crash.Parse(data)
+		rel, _ := filepath.Rel(dir, logs[0])
+		res.Crash = &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: rel, Corrupted: r.Corrupted}
+		res.Reason = "hs_err log written"
+	case sig != 0 && sig.String() != "killed":
+		res.Outcome = results.Crash
+		title := "killed by " + sig.String() + " without an hs_err log"
+		res.Crash = &results.Finding{Title: title, Bucket: crash.BucketOf(title)}
+		res.Reason = title
+	case h.AgentState == samplelog.StateFailed || h.AgentState == samplelog.StateCreated:
+		res.Outcome = results.HarnessError
+		res.Reason = agentFailure(dir, h)
+	case code != 0:
+		res.Outcome = results.JVMError
+		res.Reason = fmt.Sprintf("JVM exited with status %d: see %s", code, Stderr)
+	default:
+		res.Outcome = results.OK
+	}
+}
+
+func agentFailure(dir string, h samplelog.Header) string {
+	if h.Error != "" {
+		return "agent: " + h.Error
+	}
+	stderr, _ := os.ReadFile(filepath.Join(dir, Stderr))
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if strings.Contains(l, "walkfuzz agent:") || strings.HasPrefix(l, "Error") || strings.Contains(l, "Unrecognized") {
+			return strings.TrimSpace(l) + " (JVM stderr in " + filepath.Join(dir, Stderr) + ")"
+		}
+	}
+	return "the JVM never loaded the agent: see " + filepath.Join(dir, Stderr)
+}
+
+func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, log *samplelog.Log) {
+	res.Signals = results.Signals{
+		IntervalUs: e.Signals.IntervalUs,
+		Mode:       e.Signals.Mode,
+		Requested:  h.Requested,
+		Delivered:  h.Delivered,
+		Walked:     h.Walked,
+		Overruns:   h.Overruns,
+		NoThread:   h.NoThread,
+		Nested:     h.Nested,
+	}
+	if h.Requested > 0 {
+		res.Signals.Fidelity = float64(h.Delivered) / float64(h.Requested)
+	}
+	if e.Signals.Mode == "cpu-timer" {
+		res.Signals.Note = "cpu-timer signals fire only at scheduler ticks (CONFIG_HZ): expirations between ticks are merged and counted as overruns"
+	}
+	// The thread table is authoritative: the header's totals are folded from it by the
+	// agent's service thread and may be a tick old after a crash.
+	var req, del, walked, over uint64
+	for _, t := range log.Threads() {
+		res.Threads = append(res.Threads, results.Thread{Tid: t.Tid, Name: t.Name, Requested: t.Requested,
+			Delivered: t.Delivered, Walked: t.Walked, CPUNs: t.CPUNs})
+		req, del, walked, over = req+t.Requested, del+t.Delivered, walked+t.Walked, over+t.Overruns
+	}
+	if del > 0 {
+		res.Signals.Requested, res.Signals.Delivered, res.Signals.Walked, res.Signals.Overruns = req, del, walked, over
+	}
+	if res.Signals.Requested > 0 {
+		res.Signals.Fidelity = float64(res.Signals.Delivered) / float64(res.Signals.Requested)
+	}
+	res.Log.Dropped = h.DroppedRecords
+}
+
+var throughputRe = regexp.MustCompile(`^walkfuzz-throughput: (\d+) ops in (\d+) ms`)
+var checkRe = regexp.MustCompile(`^walkfuzz-check: (\S+) (pass|fail)\s*(.*)$`)
+
+func readWorkloadOutput(res *results.Results, dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, Stdout))
+	if err != nil {
+		return
+	}
+	var w results.Workload
+	found := false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := throughputRe.FindStringSubmatch(line); m != nil {
+			w.Ops, _ = strconv.ParseUint(m[1], 10, 64)
+			w.Ms, _ = strconv.ParseUint(m[2], 10, 64)
+			if w.Ms > 0 {
+				w.OpsPerS = float64(w.Ops) * 1000 / float64(w.Ms)
+			}
+			found = true
+		} else if m := checkRe.FindStringSubmatch(line); m != nil {
+			w.Checks = append(w.Checks, results.Check{Name: m[1], Pass: m[2] == "pass", Detail: m[3]})
+			found = true
+		}
+	}
+	if found {
+		res.WorkloadOut = &w
+	}
+}

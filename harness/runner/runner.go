@@ -1,0 +1,293 @@
+// Package runner runs one episode: a real JVM with the agent, the sample log read live and
+// after exit, the run's outcome decided, and results.json written.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/knownstack"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// Options tune the harness, not the episode.
+type Options struct {
+	Dir         string        // run directory
+	HangTimeout time.Duration // heartbeat silence that counts as a hang
+	RingBytes   uint64        // sample-log ring size
+	Progress    func(walks uint64, elapsed time.Duration)
+	// Jars of the external suites (DaCapo, Renaissance); empty: their environment variables.
+	DacapoJar, RenaissanceJar string
+	// DoctorStacks, when set, rewrites the recorded known stacks before walks are compared
+	// with them: tests use it to prove the oracle reports a wrong stack.
+	DoctorStacks func(knownstack.Stacks)
+}
+
+// UsageError is bad input or setup (exit code 2); everything else a run meets is a result.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usage(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+
+// Run executes the episode on the JDK and returns its results. An error is returned only
+// for harness problems (bad input, unwritable directory, missing build); a JVM that crashes
+// or hangs is a result with that outcome.
+func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*results.Results, error) {
+	if err := e.Validate(); err != nil {
+		return nil, usage("%v", err)
+	}
+	art, err := artifacts.Locate()
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	if !j.HasASGCT && containsWalker(e.Walkers, "asgct") {
+		return nil, usage("JDK %s at %s does not export AsyncGetCallTrace: pick another with --jdk", j.Version, j.Path)
+	}
+	if opt.HangTimeout == 0 {
+		opt.HangTimeout = 10 * time.Second
+	}
+	if opt.RingBytes == 0 {
+		opt.RingBytes = 64 << 20
+	}
+	dir, err := filepath.Abs(opt.Dir)
+	if err != nil {
+		return nil, usage("bad run directory %s: %v", opt.Dir, err)
+	}
+	if strings.ContainsAny(dir, "\n=") {
+		return nil, usage("run directory %q holds a newline or '=': choose another with --out", dir)
+	}
+	created, err := prepareDir(dir)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	args, err := javaArgs(dir, &e, art, opt)
+	if err != nil {
+		if created {
+			os.RemoveAll(dir)
+		}
+		return nil, usage("%v", err)
+	}
+	if err := setupFiles(dir, &e, opt.RingBytes); err != nil {
+		if created {
+			os.RemoveAll(dir)
+		}
+		return nil, usage("cannot prepare run directory %s: %v", dir, err)
+	}
+	return execute(ctx, dir, e, j, args, opt)
+}
+
+func containsWalker(ws []string, name string) bool {
+	for _, w := range ws {
+		if w == name {
+			return true
+		}
+	}
+	return false
+}
+
+func setupFiles(dir string, e *episode.Episode, ring uint64) error {
+	if err := samplelog.Create(filepath.Join(dir, SampleLog), ring, 4096); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, AgentConf), []byte(agentConfig(dir, e)), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, EpisodeFile), e.JSON(), 0o644)
+}
+
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func start(dir string, j jdk.JDK, args []string) (*process, error) {
+	out, err := os.Create(filepath.Join(dir, Stdout))
+	if err != nil {
+		return nil, err
+	}
+	errf, err := os.Create(filepath.Join(dir, Stderr))
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	cmd := exec.Command(j.Java(), args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, errf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		errf.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		out.Close()
+		errf.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) kill() {
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args []string, opt Options) (*results.Results, error) {
+	res := &results.Results{
+		Seed:      e.Seed,
+		Walkers:   e.Walkers,
+		Workload:  e.Workload,
+		DurationS: e.Duration().Seconds(),
+		JDK:       results.JDK{Version: j.Version, Path: j.Path, Vendor: j.Vendor},
+		RunDir:    dir,
+		Episode:   e,
+	}
+	if res.Workload == "" {
+		res.Workload = "custom"
+	}
+	began := time.Now()
+	proc, err := start(dir, j, args)
+	if err != nil {
+		return nil, usage("cannot start %s: %v: check --jdk", j.Java(), err)
+	}
+	defer proc.kill() // the whole process group, whatever happens below
+
+	log, err := samplelog.Open(filepath.Join(dir, SampleLog))
+	if err != nil {
+		return nil, fmt.Errorf("sample log: %w", err)
+	}
+	defer log.Close()
+	col := newCollector(dir, &e)
+	col.doctor = opt.DoctorStacks
+
+	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
+	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
+	lastBeat, lastBeatAt := uint64(0), time.Now()
+	var sampling time.Time
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	hangReason := ""
+	var termSent time.Time
+loop:
+	for {
+		select {
+		case <-proc.done:
+			break loop
+		case <-ctx.Done():
+			proc.kill()
+			<-proc.done
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+		col.read(log, false)
+		h := log.Header()
+		if h.AgentState == samplelog.StateSampling && sampling.IsZero() {
+			sampling = time.Now()
+			res.StartupMs = sampling.Sub(began).Milliseconds()
+		}
+		if opt.Progress != nil {
+			opt.Progress(h.Walked, time.Since(began))
+		}
+		if h.HeartbeatCount != lastBeat {
+			lastBeat, lastBeatAt = h.HeartbeatCount, time.Now()
+		}
+		if !sampling.IsZero() && h.AgentState == samplelog.StateSampling && time.Since(lastBeatAt) > opt.HangTimeout {
+			hangReason = fmt.Sprintf("agent heartbeat silent for %s", opt.HangTimeout)
+			break
+		}
+		if e.StopAfterDuration && termSent.IsZero() && !sampling.IsZero() && time.Since(sampling) > e.Duration() {
+			syscall.Kill(proc.cmd.Process.Pid, syscall.SIGTERM)
+			termSent = time.Now()
+			res.Notes = append(res.Notes, fmt.Sprintf("stopped with SIGTERM after its %s time limit", e.Duration()))
+		}
+		if !termSent.IsZero() && time.Since(termSent) > 15*time.Second {
+			hangReason = "JVM did not exit within 15s of SIGTERM at its time limit"
+			break
+		}
+		if time.Now().After(deadline) && termSent.IsZero() {
+			hangReason = fmt.Sprintf("JVM still running %s after its %s workload should have stopped",
+				time.Since(began).Round(time.Second)-e.Duration(), e.Duration())
+			break
+		}
+	}
+	if hangReason != "" {
+		collectHang(dir, proc)
+	}
+	<-proc.done
+	res.WallMs = time.Since(began).Milliseconds()
+	col.read(log, true)
+	h := log.Header()
+	decideOutcome(res, dir, proc, h, hangReason, !termSent.IsZero())
+	if res.Outcome == results.HarnessError {
+		return nil, usage("%s", res.Reason)
+	}
+	col.finish(res, log)
+	fillSignals(res, &e, h, log)
+	readWorkloadOutput(res, dir)
+	if err := res.Write(dir); err != nil {
+		return nil, usage("cannot write results.json in %s: %v", dir, err)
+	}
+	return res, nil
+}
+
+// collectHang asks the JVM for a thread dump, keeps it and a /proc task snapshot, then
+// kills the process group.
+func collectHang(dir string, p *process) {
+	pid := p.cmd.Process.Pid
+	before, _ := os.ReadFile(filepath.Join(dir, Stdout))
+	syscall.Kill(pid, syscall.SIGQUIT)
+	select {
+	case <-p.done:
+	case <-time.After(3 * time.Second):
+	}
+	if snap, err := taskSnapshot(pid); err == nil {
+		os.WriteFile(filepath.Join(dir, TaskSnap), []byte(snap), 0o644)
+	}
+	p.kill()
+	<-p.done
+	after, _ := os.ReadFile(filepath.Join(dir, Stdout))
+	if len(after) > len(before) {
+		os.WriteFile(filepath.Join(dir, ThreadDump), after[len(before):], 0o644)
+	} else {
+		os.WriteFile(filepath.Join(dir, ThreadDump), nil, 0o644)
+	}
+}
+
+var errNoExit = errors.New("no exit status")
+
+func exitStatus(p *process) (code int, sig syscall.Signal, err error) {
+	if p.cmd.ProcessState == nil {
+		return -1, 0, errNoExit
+	}
+	ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok {
+		return p.cmd.ProcessState.ExitCode(), 0, nil
+	}
+	if ws.Signaled() {
+		return -1, ws.Signal(), nil
+	}
+	return ws.ExitStatus(), 0, nil
+}

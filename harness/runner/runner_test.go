@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+)
+
+// jdksUnderTest: JDK 17 always (setup.sh installs it), 25 where present.
+func jdksUnderTest(t *testing.T) []jdk.JDK {
+	all := jdk.Discover()
+	var out []jdk.JDK
+	for _, major := range []string{"17", "25"} {
+		j, err := jdk.Pick(all, major)
+		if err != nil {
+			if major == "17" {
+				t.Fatalf("JDK 17 missing: run scripts/setup.sh (%v)", err)
+			}
+			t.Logf("skipping JDK %s: not installed (%v)", major, err)
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func testEpisode(workload string, ms int) episode.Episode {
+	none := []string{}
+	zero := 0
+	e := episode.Derive(0x5eed, episode.Pins{Workload: workload, Walkers: []string{"asgct"}, Mode: "cpu",
+		IntervalUs: 100, DurationMs: ms, Threads: 2, Depth: 2048, JVMFlags: &none, JitterPct: &zero, RegisterPct: &zero})
+	e.Signals.Target = "all"
+	return e
+}
+
+var knownClass = func(k string) bool {
+	return k == "ok" || k == "invalid" || k == "truncated:short" || k == "truncated:depth" || strings.HasPrefix(k, "error:")
+}
+
+func TestRunRecursionEndToEnd(t *testing.T) {
+	for _, j := range jdksUnderTest(t) {
+		t.Run("jdk"+j.Version, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			res, err := Run(context.Background(), testEpisode("recursion", 4000), j, Options{Dir: dir})
+			require.NoError(t, err)
+			require.Equal(t, results.OK, res.Outcome, "reason: %s", res.Reason)
+
+			s := res.Signals
+			assert.Greater(t, s.Walked, uint64(1000), "at 100us two busy threads give thousands of walks")
+			assert.Greater(t, s.Requested, uint64(0))
+			assert.InDelta(t, 1.0, s.Fidelity, 0.3, "delivered/requested = %d/%d", s.Delivered, s.Requested)
+			cls := res.Classes["asgct"]
+			require.NotEmpty(t, cls)
+			var total uint64
+			for k, n := range cls {
+				assert.True(t, knownClass(k), "unknown class %q", k)
+				total += n
+			}
+			assert.Greater(t, cls["ok"], total/4, "most walks of a recursing thread are complete: %v", cls)
+			assert.Greater(t, res.LatencyNs["asgct"].P50, uint64(0))
+			assert.GreaterOrEqual(t, res.LatencyNs["asgct"].Max, res.LatencyNs["asgct"].P99)
+
+			// results.json on disk is the same contract.
+			b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+			require.NoError(t, err)
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(b, &m))
+			for _, k := range []string{"seed", "walkers", "workload", "duration_s", "jdk", "outcome", "signals", "classes", "latency_ns"} {
+				assert.Contains(t, m, k)
+			}
+			assert.Equal(t, "0x5eed", m["seed"])
+			assert.FileExists(t, filepath.Join(dir, MethodTable))
+		})
+	}
+}
+
+func TestInjectedSegvIsACrashFinding(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("recursion", 20000)
+	e.Inject = "segv@500"
+	dir := filepath.Join(t.TempDir(), "run")
+	start := time.Now()
+	res, err := Run(context.Background(), e, j, Options{Dir: dir})
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 15*time.Second, "the crash ends the run early")
+	require.Equal(t, results.Crash, res.Outcome, res.Reason)
+	require.NotNil(t, res.Crash)
+	assert.Contains(t, res.Crash.Title, "wf_inject_fault")
+	assert.FileExists(t, filepath.Join(dir, res.Crash.Log))
+	assert.GreaterOrEqual(t, res.Classes["asgct"]["ok"], uint64(100), "walks logged before the crash are read after it")
+	assert.GreaterOrEqual(t, res.Signals.Walked, uint64(500))
+}
+
+func TestInjectedHangIsAHangFinding(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("recursion", 30000)
+	e.Inject = "hang@300"
+	dir := filepath.Join(t.TempDir(), "run")
+	res, err := Run(context.Background(), e, j, Options{Dir: dir, HangTimeout: 3 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, results.Hang, res.Outcome, res.Reason)
+	require.NotNil(t, res.Hang)
+	assert.NotEmpty(t, res.Hang.Title)
+	assert.FileExists(t, filepath.Join(dir, ThreadDump))
+	assert.FileExists(t, filepath.Join(dir, TaskSnap))
+	assert.Greater(t, res.Classes["asgct"]["ok"], uint64(0))
+}
+
+func TestBadInputIsAUsageError(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	var ue *UsageError
+	e := testEpisode("recursion", 1000)
+	e.Signals.IntervalUs = 5
+	_, err := Run(context.Background(), e, j, Options{Dir: t.TempDir()})
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "10us")
+
+	ro := filepath.Join(t.TempDir(), "ro")
+	require.NoError(t, os.Mkdir(ro, 0o555))
+	if os.Geteuid() != 0 { // root writes anywhere; the file-under-file case below covers it
+		_, err = Run(context.Background(), testEpisode("recursion", 1000), j, Options{Dir: filepath.Join(ro, "x")})
+		require.ErrorAs(t, err, &ue)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, err = Run(context.Background(), testEpisode("recursion", 1000), j, Options{Dir: filepath.Join(file, "run")})
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "--out")
+}
