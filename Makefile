@@ -47,7 +47,7 @@ demo: setup build
 	bin/walkfuzz run --walker asgct --workload recursion --duration 10s --interval 100us --mode cpu --seed 0x5eed
 
 bench: setup build
-	go run ./cmd/walkfuzz bench --out results/bench.json
+	bin/walkfuzz bench --out results/bench.json
 
 fuzz: build
 	go test ./harness/samplelog -run '^$$' -fuzz FuzzRead -fuzztime 2m

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bufio"
-	"syscall"
 	"bytes"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"

@@ -77,7 +77,9 @@ func (s *Suite) Jar(flagValue string) (string, error) {
 }
 
 // Args is the java command line (without the java binary and agent flags) for one benchmark.
-func (s *Suite) Args(jar, bench string, durationMs int) []string { return s.args(jar, bench, durationMs) }
+func (s *Suite) Args(jar, bench string, durationMs int) []string {
+	return s.args(jar, bench, durationMs)
+}
 
 // Progress is what a benchmark's own output says about its iterations.
 type Progress struct {
