@@ -223,10 +223,12 @@ func runCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			fmt.Fprintf(os.Stderr, "walkfuzz: %s on JDK %s, walkers %s, %s signals every %dus, %s\n",
-				workloadName(&e), j.Version, strings.Join(e.Walkers, ","), e.Signals.Mode, e.Signals.IntervalUs, e.Duration())
+			banner := func() {
+				fmt.Fprintf(os.Stderr, "walkfuzz: %s on JDK %s, walkers %s, %s signals every %dus, %s\n",
+					workloadName(&e), j.Version, strings.Join(e.Walkers, ","), e.Signals.Mode, e.Signals.IntervalUs, e.Duration())
+			}
 			res, err := runner.Run(ctx, e, j, runner.Options{Dir: dir, HangTimeout: f.hangTimeout,
-				DacapoJar: f.dacapoJar, RenaissanceJar: f.renJar})
+				DacapoJar: f.dacapoJar, RenaissanceJar: f.renJar, OnStart: banner})
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,7 @@ type Options struct {
 	HangTimeout time.Duration // heartbeat silence that counts as a hang
 	RingBytes   uint64        // sample-log ring size
 	Progress    func(walks uint64, elapsed time.Duration)
+	OnStart     func() // called once the JVM is running (after every input check passed)
 	// Jars of the external suites (DaCapo, Renaissance); empty: their environment variables.
 	DacapoJar, RenaissanceJar string
 	// DoctorStacks, when set, rewrites the recorded known stacks before walks are compared
@@ -174,6 +175,9 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 		return nil, usage("cannot start %s: %v: check --jdk", j.Java(), err)
 	}
 	defer proc.kill() // the whole process group, whatever happens below
+	if opt.OnStart != nil {
+		opt.OnStart()
+	}
 
 	log, err := samplelog.Open(filepath.Join(dir, SampleLog))
 	if err != nil {

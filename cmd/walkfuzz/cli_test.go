@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+)
+
+// walkfuzz runs the built CLI (make builds it before the tests).
+func walkfuzz(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	art, err := artifacts.Locate()
+	require.NoError(t, err, "run make first")
+	bin := filepath.Join(art.Bin, "walkfuzz")
+	require.FileExists(t, bin, "run make first")
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return o.String(), e.String(), code
+}
+
+// Bad input: one line that names the fix, exit 2, nothing half-written.
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown walker", []string{"run", "--walker", "nosuch"}, "unknown walker"},
+		{"unknown workload", []string{"run", "--workload", "nosuch"}, "unknown workload"},
+		{"interval under floor", []string{"run", "--interval", "5us"}, "10us"},
+		{"unparsable interval", []string{"run", "--interval", "fast"}, "invalid argument"},
+		{"malformed seed", []string{"run", "--seed", "0xZZ"}, "malformed seed"},
+		{"missing JDK", []string{"run", "--jdk", "/nonexistent/jdk"}, "--jdk"},
+		{"absent JDK version", []string{"run", "--jdk", "3"}, "no JDK 3"},
+		{"unwritable run dir", []string{"run", "--duration", "1s", "--out", filepath.Join(file, "run")}, "--out"},
+		{"bad inject", []string{"run", "--inject", "boom@3"}, "--inject"},
+		{"missing dacapo jar", []string{"run", "--workload", "dacapo:h2", "--dacapo-jar", "/nonexistent.jar", "--out", filepath.Join(tmp, "d")}, "DACAPO_JAR"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"episode without seed", []string{"episode"}, "--seed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := walkfuzz(t, c.args...)
+			assert.Equal(t, 2, code, stderr)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			assert.Len(t, lines, 1, "one line: %q", stderr)
+			assert.Contains(t, stderr, c.want)
+		})
+	}
+	_, err := os.Stat(filepath.Join(tmp, "d"))
+	assert.True(t, os.IsNotExist(err), "nothing half-written for a refused run")
+}
+
+func TestJdksListsVersionsAndASGCT(t *testing.T) {
+	out, _, code := walkfuzz(t, "jdks")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "ASGCT")
+	assert.Contains(t, out, "17.0")
+}
+
+func TestEpisodeIsDeterministic(t *testing.T) {
+	a, _, code := walkfuzz(t, "episode", "--seed", "0x5eed")
+	require.Equal(t, 0, code)
+	b, _, _ := walkfuzz(t, "episode", "--seed", "0x5eed")
+	assert.Equal(t, a, b)
+	assert.Contains(t, a, `"seed": "0x5eed"`)
+}
