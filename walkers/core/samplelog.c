@@ -14,8 +14,35 @@ static unsigned char *ring;
 static uint64_t ring_mask;
 static uint64_t ring_size;
 
+/* Standalone use (a reproducer run without the harness): lay the file out ourselves,
+ * exactly as the harness would. */
+static int wf_log_create(const char *path) {
+    const uint32_t slots = 4096;
+    const uint64_t ring_bytes = 16u << 20;
+    uint64_t table = WF_LOG_HEADER_SIZE;
+    uint64_t ring_off = (table + (uint64_t)slots * sizeof(struct wf_log_thread) + 4095) & ~4095ull;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    struct wf_log_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, WF_LOG_MAGIC, 8);
+    h.version = WF_LOG_VERSION;
+    h.header_size = WF_LOG_HEADER_SIZE;
+    h.ring_offset = ring_off;
+    h.ring_size = ring_bytes;
+    h.thread_table_offset = table;
+    h.thread_table_slots = slots;
+    h.thread_slot_size = sizeof(struct wf_log_thread);
+    if (ftruncate(fd, (off_t)(ring_off + ring_bytes)) || pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int wf_log_map(const char *path, char *err, size_t errlen) {
     int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) fd = wf_log_create(path);
     if (fd < 0) {
         snprintf(err, errlen, "cannot open sample log %s: %s", path, strerror(errno));
         return -1;
