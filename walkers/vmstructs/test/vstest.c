@@ -1,0 +1,508 @@
+/*
+ * Standalone test agent for the vmstructs walker (not part of the product).
+ *
+ * A JVMTI agent that links walkers/vmstructs/vmstructs.c, provides a test-only copy of the
+ * core's crash protection (wf_fault_jmp + a SIGSEGV/SIGBUS handler chained in front of
+ * HotSpot's), and drives SIGPROF per thread with timer_create(SIGEV_THREAD_ID). In every
+ * signal it walks the same ucontext with AsyncGetCallTrace and with our walker, compares
+ * the two, and optionally walks a garbage copy of the ucontext to prove crash protection.
+ * At VMDeath it prints counters and mismatch examples.
+ *
+ *   -agentpath:libvstest.so=interval_us=1000,clock=wall,depth=2048,garbage=0,dump=10,out=FILE
+ *
+ *   clock=wall|cpu   CLOCK_MONOTONIC (every thread, any state) or CLOCK_THREAD_CPUTIME_ID
+ *   garbage=N        every N-th signal also walks a garbage ucontext (random sp/fp/pc)
+ *   dump=N           print up to N mismatch examples with method names
+ *   out=FILE         also append a one-line JSON summary to FILE
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <jvmti.h>
+#include "wf_walker.h"
+#include "../vmstructs.h"
+
+extern __thread struct vs_debug { int state, end, deopt; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
+    __attribute__((tls_model("initial-exec")));
+
+extern const struct wf_walker wf_vmstructs_walker;
+#define W (&wf_vmstructs_walker)
+
+/* ---------------------------------------------------------------- crash protection (test copy) */
+
+__thread sigjmp_buf *wf_fault_jmp __attribute__((tls_model("initial-exec")));
+static struct sigaction prev_segv, prev_bus;
+static volatile long faults_caught;
+static uint64_t fault_pc[16], fault_addr[16];
+
+static void chain(struct sigaction *prev, int sig, siginfo_t *si, void *uc) {
+    sigset_t m = prev->sa_mask;
+    if (!(prev->sa_flags & SA_NODEFER)) sigaddset(&m, sig);
+    pthread_sigmask(SIG_BLOCK, &m, NULL);
+    if (prev->sa_flags & SA_SIGINFO) prev->sa_sigaction(sig, si, uc);
+    else if (prev->sa_handler == SIG_DFL || prev->sa_handler == SIG_IGN) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    } else prev->sa_handler(sig);
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+    sigjmp_buf *jb = wf_fault_jmp;
+    if (jb) {
+        wf_fault_jmp = NULL;
+        long k = __atomic_fetch_add(&faults_caught, 1, __ATOMIC_RELAXED);
+        if (k < 16) {
+            fault_pc[k] = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+            fault_addr[k] = (uint64_t)(uintptr_t)si->si_addr;
+        }
+        siglongjmp(*jb, 1);
+    }
+    chain(sig == SIGBUS ? &prev_bus : &prev_segv, sig, si, uc);
+}
+
+static int install_fault_handler(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGSEGV, &sa, &prev_segv) || sigaction(SIGBUS, &sa, &prev_bus);
+}
+
+/* ---------------------------------------------------------------- ASGCT */
+
+typedef struct { jint lineno; jmethodID method_id; } ASGCT_CallFrame;
+typedef struct { JNIEnv *env_id; jint num_frames; ASGCT_CallFrame *frames; } ASGCT_CallTrace;
+static void (*asgct)(ASGCT_CallTrace *, jint, void *);
+
+/* ---------------------------------------------------------------- state */
+
+static jvmtiEnv *jvmti;
+static int depth = 2048, interval_us = 1000, use_cpu_clock, garbage_every, dump_max = 10;
+static char dump_kind[32] = "differ"; /* differ | failed | prefix | all */
+static char out_path[1024];
+static volatile int stopping, sampling;
+static char java_version[64];
+
+struct tstate {
+    JNIEnv *jni;
+    timer_t timer;
+    int has_timer;
+    uint32_t tid;
+    uint64_t rng;
+    uint64_t stack_lo, stack_hi;
+    struct wf_frame *a, *b; /* ASGCT's and ours, depth each */
+};
+static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
+
+#define NCODES 32
+static struct {
+    long signals, no_thread, asgct_ok, ours_ok, both_ok, agree_methods, agree_exact, ours_failed_when_asgct_ok,
+        ours_prefix, asgct_prefix, asgct_prefix_ours_complete, differ, ours_extra_top, asgct_codes[NCODES], ours_codes[NCODES], ours_only_ok,
+        garbage_walks, garbage_codes[NCODES], garbage_frames, inlined_frames, raw_frames, frames_total,
+        ours_frames_when_asgct_fails, nested;
+    long walk_ns_total, walk_ns_max, asgct_ns_total;
+} S;
+
+#define MAXDUMP 64
+#define DUMPFR 24
+static struct dump {
+    int a_n, b_n;
+    uint64_t pc, sp, fp;
+    struct vs_debug dbg;
+    struct wf_frame a[DUMPFR], b[DUMPFR];
+} dumps[MAXDUMP];
+static volatile int ndumps;
+
+static inline uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO; async-signal-safe */
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t xs(uint64_t *s) {
+    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    return *s = x;
+}
+
+static inline void bump(long *p, long v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline int code_slot(int n) { return n > 0 ? 0 : (-n < NCODES - 1 ? -n + 1 : NCODES - 1); } /* slot 0 = frames */
+
+/* ---------------------------------------------------------------- signal handler */
+
+static void on_prof(int sig, siginfo_t *si, void *ucv) {
+    (void)sig, (void)si;
+    int saved = errno;
+    struct tstate *t = self;
+    bump(&S.signals, 1);
+    if (!t || !t->jni || stopping || !sampling) {
+        bump(&S.no_thread, 1);
+        errno = saved;
+        return;
+    }
+    ucontext_t *uc = ucv;
+
+    uint64_t t0 = now_ns();
+    ASGCT_CallTrace tr = {t->jni, 0, (ASGCT_CallFrame *)t->a};
+    asgct(&tr, depth, uc);
+    int a = tr.num_frames;
+    uint64_t t1 = now_ns();
+    struct wf_walk_ctx ctx = {uc, t->jni, t->tid, 0};
+    int b = W->walk(&ctx, t->b, depth);
+    uint64_t t2 = now_ns();
+    bump(&S.asgct_ns_total, (long)(t1 - t0));
+    bump(&S.walk_ns_total, (long)(t2 - t1));
+    long d = (long)(t2 - t1), mx = S.walk_ns_max;
+    while (d > mx && !__atomic_compare_exchange_n(&S.walk_ns_max, &mx, d, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+
+    bump(&S.asgct_codes[code_slot(a)], 1);
+    bump(&S.ours_codes[code_slot(b)], 1);
+    if (b > 0) {
+        bump(&S.ours_ok, 1);
+        bump(&S.frames_total, b);
+        long inl = 0, raw = 0;
+        for (int i = 0; i < b; i++) {
+            inl += t->b[i].type == WF_FRAME_INLINED;
+            raw += (t->b[i].method & VS_RAW_METHOD_BIT) != 0;
+        }
+        bump(&S.inlined_frames, inl);
+        bump(&S.raw_frames, raw);
+    }
+    if (a > 0) {
+        bump(&S.asgct_ok, 1);
+        if (b <= 0) {
+            bump(&S.ours_failed_when_asgct_ok, 1);
+            if (!strcmp(dump_kind, "failed") || !strcmp(dump_kind, "all")) {
+                int k = __atomic_fetch_add(&ndumps, 1, __ATOMIC_RELAXED);
+                if (k < MAXDUMP) {
+                    struct dump *dp = &dumps[k];
+                    dp->a_n = a;
+                    dp->b_n = b;
+                    dp->pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+                    dp->sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+                    dp->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+                    dp->dbg = vs_dbg;
+                    for (int i = 0; i < DUMPFR && i < a; i++) {
+                        dp->a[i].bci = ((ASGCT_CallFrame *)t->a)[i].lineno;
+                        dp->a[i].method = (uint64_t)(uintptr_t)((ASGCT_CallFrame *)t->a)[i].method_id;
+                    }
+                }
+            }
+        } else {
+            bump(&S.both_ok, 1);
+            int n = a < b ? a : b, same = 1, exact = 1;
+            for (int i = 0; i < n; i++) {
+                /* ASGCT's frame: lineno in bci, jmethodID in method (same layout) */
+                if ((uint64_t)(uintptr_t)((ASGCT_CallFrame *)t->a)[i].method_id != t->b[i].method) same = exact = 0;
+                else if (((ASGCT_CallFrame *)t->a)[i].lineno != t->b[i].bci) exact = 0;
+            }
+            if (same && a == b) {
+                bump(&S.agree_methods, 1);
+                if (exact) bump(&S.agree_exact, 1);
+            } else if (b == a + 1 && t->b[b - 1].method == (uint64_t)(uintptr_t)((ASGCT_CallFrame *)t->a)[a - 1].method_id &&
+                       ({ int eq = 1; for (int i = 0; i < a; i++) eq &= (uint64_t)(uintptr_t)((ASGCT_CallFrame *)t->a)[i].method_id == t->b[i + 1].method; eq; })) {
+                bump(&S.ours_extra_top, 1); /* ASGCT skipped the top frame */
+            } else if (same) {
+                bump(a < b ? &S.asgct_prefix : &S.ours_prefix, 1);
+                if (a < b && vs_dbg.end == 1) bump(&S.asgct_prefix_ours_complete, 1);
+            } else {
+                bump(&S.differ, 1);
+            }
+            int want = !strcmp(dump_kind, "all") ||
+                       (!strcmp(dump_kind, "differ") && !same) ||
+                       (!strcmp(dump_kind, "prefix") && same && a != b);
+            if (!(same && a == b) && want) {
+                int k = __atomic_fetch_add(&ndumps, 1, __ATOMIC_RELAXED);
+                if (k < MAXDUMP) {
+                    struct dump *dp = &dumps[k];
+                    dp->a_n = a;
+                    dp->b_n = b;
+                    dp->pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+                    dp->sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+                    dp->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+                    dp->dbg = vs_dbg;
+                    for (int i = 0; i < DUMPFR && i < a; i++) {
+                        dp->a[i].bci = ((ASGCT_CallFrame *)t->a)[i].lineno;
+                        dp->a[i].method = (uint64_t)(uintptr_t)((ASGCT_CallFrame *)t->a)[i].method_id;
+                    }
+                    for (int i = 0; i < DUMPFR && i < b; i++) dp->b[i] = t->b[i];
+                }
+            }
+        }
+    } else if (b > 0) {
+        bump(&S.ours_only_ok, 1);
+    }
+
+    if (garbage_every && (xs(&t->rng) % (uint64_t)garbage_every) == 0) {
+        /* A garbage context: random registers, from wild to almost-right. */
+        ucontext_t g;
+        memcpy(&g, uc, sizeof g);
+        greg_t *r = g.uc_mcontext.gregs;
+        uint64_t x = xs(&t->rng), y = xs(&t->rng), z = xs(&t->rng);
+        switch (x & 3) {
+        case 0: r[REG_RSP] = (greg_t)y; r[REG_RBP] = (greg_t)z; r[REG_RIP] = (greg_t)(x ^ y); break;
+        case 1: /* inside the stack, unaligned too */
+            r[REG_RSP] = (greg_t)(t->stack_lo + y % (t->stack_hi - t->stack_lo));
+            r[REG_RBP] = (greg_t)(t->stack_lo + z % (t->stack_hi - t->stack_lo));
+            r[REG_RIP] += (greg_t)((int64_t)(x >> 8) % 4096);
+            break;
+        case 2: r[REG_RSP] += (greg_t)(((int64_t)(y & 0x1ff) - 0x100) * 8); r[REG_RBP] = (greg_t)z; break;
+        case 3: r[REG_RBP] += (greg_t)(((int64_t)(z & 0x1ff) - 0x100) * 8); r[REG_RIP] ^= (greg_t)(y & 0xfff); break;
+        }
+        struct wf_walk_ctx gctx = {&g, t->jni, t->tid, 0};
+        int n = W->walk(&gctx, t->b, depth);
+        bump(&S.garbage_walks, 1);
+        bump(&S.garbage_codes[code_slot(n)], 1);
+        if (n > 0) bump(&S.garbage_frames, n);
+    }
+    errno = saved;
+}
+
+/* ---------------------------------------------------------------- threads and timers */
+
+static void thread_start(JNIEnv *jni) {
+    struct tstate *t = calloc(1, sizeof *t);
+    if (!t) return;
+    t->a = calloc((size_t)depth, sizeof(struct wf_frame));
+    t->b = calloc((size_t)depth, sizeof(struct wf_frame));
+    t->tid = (uint32_t)syscall(SYS_gettid);
+    t->rng = 0x5eed ^ ((uint64_t)t->tid << 20);
+    pthread_attr_t at;
+    if (!pthread_getattr_np(pthread_self(), &at)) {
+        void *addr; size_t sz;
+        pthread_attr_getstack(&at, &addr, &sz);
+        t->stack_lo = (uint64_t)(uintptr_t)addr;
+        t->stack_hi = t->stack_lo + sz;
+        pthread_attr_destroy(&at);
+    }
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev._sigev_un._tid = (pid_t)t->tid;
+    if (!timer_create(use_cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &sev, &t->timer)) {
+        t->has_timer = 1;
+        struct itimerspec its;
+        its.it_interval.tv_sec = interval_us / 1000000;
+        its.it_interval.tv_nsec = (interval_us % 1000000) * 1000L;
+        its.it_value = its.it_interval;
+        timer_settime(t->timer, 0, &its, NULL);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->jni = jni;
+    self = t;
+}
+
+static void thread_end(void) {
+    struct tstate *t = self;
+    if (!t) return;
+    t->jni = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (t->has_timer) timer_delete(t->timer);
+    /* leak t and its buffers: a signal already queued may still look at them */
+}
+
+/* ---------------------------------------------------------------- JVMTI */
+
+static void methods_of(jvmtiEnv *j, jclass k) {
+    jint n = 0;
+    jmethodID *m = NULL;
+    if ((*j)->GetClassMethods(j, k, &n, &m) == JVMTI_ERROR_NONE && m) (*j)->Deallocate(j, (unsigned char *)m);
+}
+
+static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *e, jthread th, jclass k) { (void)j, (void)e, (void)th, (void)k; }
+static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *e, jthread th, jclass k) { (void)e, (void)th; methods_of(j, k); }
+static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *e, jthread th) { (void)j, (void)th; if (sampling) thread_start(e); }
+static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *e, jthread th) { (void)j, (void)e, (void)th; thread_end(); }
+
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
+    (void)th;
+    char *v = NULL;
+    if ((*j)->GetSystemProperty(j, "java.vm.version", &v) == JVMTI_ERROR_NONE) {
+        snprintf(java_version, sizeof java_version, "%s", v);
+        (*j)->Deallocate(j, (unsigned char *)v);
+    }
+    jint n = 0;
+    jclass *cs = NULL;
+    if ((*j)->GetLoadedClasses(j, &n, &cs) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < n; i++) methods_of(j, cs[i]);
+        (*j)->Deallocate(j, (unsigned char *)cs);
+    }
+    W->vm_init(j, jni);
+    if (install_fault_handler()) fprintf(stderr, "vstest: cannot install fault handler\n");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_prof;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPROF, &sa, NULL);
+    sampling = 1;
+    thread_start(jni);
+}
+
+static void name_of(jmethodID m, char *buf, size_t len) {
+    char *mn = NULL, *cs = NULL;
+    jclass k = NULL;
+    if ((uint64_t)(uintptr_t)m & VS_RAW_METHOD_BIT) {
+        snprintf(buf, len, "<raw Method* %#lx>", (unsigned long)((uint64_t)(uintptr_t)m & ~VS_RAW_METHOD_BIT));
+        return;
+    }
+    if (!m || (*jvmti)->GetMethodName(jvmti, m, &mn, NULL, NULL) != JVMTI_ERROR_NONE) {
+        snprintf(buf, len, "<%p>", (void *)m);
+        return;
+    }
+    (*jvmti)->GetMethodDeclaringClass(jvmti, m, &k);
+    if (k) (*jvmti)->GetClassSignature(jvmti, k, &cs, NULL);
+    snprintf(buf, len, "%s.%s", cs ? cs : "?", mn);
+    if (mn) (*jvmti)->Deallocate(jvmti, (unsigned char *)mn);
+    if (cs) (*jvmti)->Deallocate(jvmti, (unsigned char *)cs);
+}
+
+static double pct(long a, long b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+static void report(void) {
+    fprintf(stderr, "\n=== vstest (%s, JDK %s) ===\n", W->name, java_version);
+    fprintf(stderr, "signals %ld (no thread %ld)\n", S.signals, S.no_thread);
+    fprintf(stderr, "asgct returned frames: %ld   ours returned frames: %ld   both: %ld\n", S.asgct_ok, S.ours_ok, S.both_ok);
+    fprintf(stderr, "AGREEMENT (same Java method sequence, on samples where ASGCT returns frames): %ld/%ld = %.3f%%\n",
+            S.agree_methods, S.asgct_ok, pct(S.agree_methods, S.asgct_ok));
+    fprintf(stderr, "  exact (method + bci): %ld = %.3f%%\n", S.agree_exact, pct(S.agree_exact, S.asgct_ok));
+    fprintf(stderr, "  ours failed where ASGCT succeeded: %ld; ours longer (ASGCT prefix): %ld; ours shorter: %ld; differ: %ld\n",
+            S.ours_failed_when_asgct_ok, S.asgct_prefix, S.ours_prefix, S.differ);
+    fprintf(stderr, "  of the disagreements, ours has one more top frame and is otherwise equal: %ld\n", S.ours_extra_top);
+    fprintf(stderr, "  of the disagreements, ASGCT stopped early and ours went on to the thread root: %ld\n", S.asgct_prefix_ours_complete);
+    fprintf(stderr, "AGREEMENT counting those two as agreeing: %.3f%%\n",
+            pct(S.agree_methods + S.ours_extra_top + S.asgct_prefix_ours_complete, S.asgct_ok));
+    fprintf(stderr, "ours returned frames where ASGCT did not: %ld\n", S.ours_only_ok);
+    fprintf(stderr, "frames: %ld total, %ld inlined, %ld without jmethodID\n", S.frames_total, S.inlined_frames, S.raw_frames);
+    long walked = S.signals - S.no_thread;
+    fprintf(stderr, "walk time: ours mean %.0f ns max %ld ns; asgct mean %.0f ns\n",
+            walked ? (double)S.walk_ns_total / (double)walked : 0.0, S.walk_ns_max,
+            walked ? (double)S.asgct_ns_total / (double)walked : 0.0);
+    fprintf(stderr, "asgct codes:");
+    for (int i = 1; i < NCODES; i++)
+        if (S.asgct_codes[i]) fprintf(stderr, " %d:%ld", -(i - 1), S.asgct_codes[i]);
+    fprintf(stderr, "\nours codes:");
+    for (int i = 1; i < NCODES; i++)
+        if (S.ours_codes[i]) fprintf(stderr, " %s:%ld", W->code_name(-(i - 1)) ? W->code_name(-(i - 1)) : "?", S.ours_codes[i]);
+    fprintf(stderr, "\n");
+    if (garbage_every) {
+        fprintf(stderr, "garbage walks: %ld, faults caught: %ld, frames from garbage: %ld; codes:", S.garbage_walks,
+                faults_caught, S.garbage_frames);
+        if (S.garbage_codes[0]) fprintf(stderr, " frames:%ld", S.garbage_codes[0]);
+        for (int i = 1; i < NCODES; i++)
+            if (S.garbage_codes[i]) fprintf(stderr, " %s:%ld", W->code_name(-(i - 1)) ? W->code_name(-(i - 1)) : "?", S.garbage_codes[i]);
+        fprintf(stderr, "\nJVM alive after garbage walks: yes (this line is printed at VMDeath)\n");
+    }
+    for (long k = 0; k < faults_caught && k < 16 && k < dump_max; k++) {
+        Dl_info di;
+        memset(&di, 0, sizeof di);
+        dladdr((void *)(uintptr_t)fault_pc[k], &di);
+        fprintf(stderr, "fault %ld: pc %s+%#lx addr %#lx\n", k, di.dli_fname ? di.dli_fname : "?",
+                (unsigned long)(fault_pc[k] - (uint64_t)(uintptr_t)di.dli_fbase), (unsigned long)fault_addr[k]);
+    }
+    int nd = ndumps < MAXDUMP ? ndumps : MAXDUMP;
+    for (int k = 0; k < nd && k < dump_max; k++) {
+        struct dump *d = &dumps[k];
+        fprintf(stderr, "--- mismatch %d: asgct %d frames, ours %d; pc %#lx sp %#lx fp %#lx; state %d end %d deopt@%d anchor sp %#lx pc %#lx fp %#lx; start sp %#lx fp %#lx pc %#lx\n", k, d->a_n, d->b_n,
+                (unsigned long)d->pc, (unsigned long)d->sp, (unsigned long)d->fp, d->dbg.state, d->dbg.end, d->dbg.deopt, (unsigned long)d->dbg.a_sp,
+                (unsigned long)d->dbg.a_pc, (unsigned long)d->dbg.a_fp, (unsigned long)d->dbg.sp, (unsigned long)d->dbg.fp, (unsigned long)d->dbg.pc);
+        int n = d->a_n > d->b_n ? d->a_n : d->b_n;
+        if (n > DUMPFR) n = DUMPFR;
+        for (int i = 0; i < n; i++) {
+            char an[256] = "", bn[256] = "";
+            if (i < d->a_n) name_of((jmethodID)(uintptr_t)d->a[i].method, an, sizeof an);
+            if (i < d->b_n) name_of((jmethodID)(uintptr_t)d->b[i].method, bn, sizeof bn);
+            fprintf(stderr, "  %2d %c %-60.60s %5d | %-60.60s %5d t%u\n", i,
+                    (i < d->a_n && i < d->b_n && d->a[i].method == d->b[i].method) ? ' ' : '*', an,
+                    i < d->a_n ? d->a[i].bci : 0, bn, i < d->b_n ? d->b[i].bci : 0, i < d->b_n ? d->b[i].type : 0);
+        }
+    }
+    if (out_path[0]) {
+        FILE *f = fopen(out_path, "a");
+        if (f) {
+            fprintf(f, "{\"jdk\":\"%s\",\"signals\":%ld,\"asgct_ok\":%ld,\"ours_ok\":%ld,\"agree_methods\":%ld,"
+                       "\"agree_exact\":%ld,\"agreement_pct\":%.3f,\"exact_pct\":%.3f,\"ours_failed\":%ld,"
+                       "\"ours_extra_top\":%ld,\"asgct_truncated\":%ld,\"ours_only\":%ld,\"inlined\":%ld,\"garbage_walks\":%ld,\"faults_caught\":%ld}\n",
+                    java_version, S.signals, S.asgct_ok, S.ours_ok, S.agree_methods, S.agree_exact,
+                    pct(S.agree_methods, S.asgct_ok), pct(S.agree_exact, S.asgct_ok), S.ours_failed_when_asgct_ok,
+                    S.ours_extra_top, S.asgct_prefix_ours_complete, S.ours_only_ok, S.inlined_frames, S.garbage_walks, faults_caught);
+            fclose(f);
+        }
+    }
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *e) {
+    (void)j, (void)e;
+    stopping = 1;
+    usleep(20000); /* let handlers in flight finish */
+    report();
+}
+
+static void parse(char *opts) {
+    for (char *save = NULL, *kv = opts ? strtok_r(opts, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
+        char *v = strchr(kv, '=');
+        if (!v) continue;
+        *v++ = 0;
+        if (!strcmp(kv, "interval_us")) interval_us = atoi(v);
+        else if (!strcmp(kv, "depth")) depth = atoi(v);
+        else if (!strcmp(kv, "clock")) use_cpu_clock = !strcmp(v, "cpu");
+        else if (!strcmp(kv, "garbage")) garbage_every = atoi(v);
+        else if (!strcmp(kv, "dump")) dump_max = atoi(v);
+        else if (!strcmp(kv, "dumpkind")) snprintf(dump_kind, sizeof dump_kind, "%s", v);
+        else if (!strcmp(kv, "out")) snprintf(out_path, sizeof out_path, "%s", v);
+    }
+    if (depth < 1) depth = 1;
+    if (interval_us < 10) interval_us = 10;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    parse(options);
+    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
+    char *v = NULL;
+    if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.version", &v) == JVMTI_ERROR_NONE) {
+        snprintf(java_version, sizeof java_version, "%s", v);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)v);
+    }
+    void *libjvm = dlopen("libjvm.so", RTLD_LAZY | RTLD_NOLOAD);
+    *(void **)&asgct = dlsym(libjvm ? libjvm : RTLD_DEFAULT, "AsyncGetCallTrace");
+    if (!asgct) {
+        fprintf(stderr, "vstest: no AsyncGetCallTrace\n");
+        return JNI_ERR;
+    }
+    struct wf_walker_env env = {vm, jvmti, libjvm, depth, java_version};
+    char err[256] = "";
+    if (W->init(&env, err, sizeof err)) {
+        fprintf(stderr, "vstest: walker init failed: %s\n", err);
+        if (out_path[0]) {
+            FILE *f = fopen(out_path, "a");
+            if (f) fprintf(f, "{\"jdk\":\"%s\",\"init_error\":\"%s\"}\n", java_version, err), fclose(f);
+        }
+        return JNI_ERR;
+    }
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.VMInit = on_vm_init;
+    cb.VMDeath = on_vm_death;
+    cb.ThreadStart = on_thread_start;
+    cb.ThreadEnd = on_thread_end;
+    cb.ClassLoad = on_class_load;
+    cb.ClassPrepare = on_class_prepare;
+    (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
+    jvmtiEvent evs[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
+                        JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, evs[i], NULL);
+    return JNI_OK;
+}
