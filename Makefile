@@ -3,8 +3,8 @@ SHELL := /bin/bash
 JAVA_HOME := $(shell scripts/java-home.sh 2>/dev/null)
 CFLAGS := -O2 -g -fPIC -Wall -Wextra -Wno-unused-parameter -ftls-model=initial-exec
 JNI_INC := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
-AGENT_SRC := $(wildcard walkers/core/*.c walkers/asgct/*.c walkers/vmstructs/*.c)
-AGENT_HDR := $(wildcard walkers/include/*.h walkers/core/*.h walkers/vmstructs/*.h)
+AGENT_SRC := $(wildcard walkers/core/*.c walkers/asgct/*.c walkers/vmstructs/*.c walkers/jvmti/*.c)
+AGENT_HDR := $(wildcard walkers/include/*.h walkers/core/*.h walkers/vmstructs/*.h walkers/jvmti/*.h)
 WORKLOAD_SRC := $(shell find workloads/src -name '*.java' 2>/dev/null)
 APPS_SRC := $(shell find workloads/apps/src -name '*.java' 2>/dev/null)
 APPS_CP := $(shell cat workloads/apps/classpath.txt 2>/dev/null | tr '\n' ':')
@@ -23,7 +23,7 @@ bin/walkfuzz: $(GO_SRC)
 
 bin/libwalkfuzz.so: $(AGENT_SRC) $(AGENT_HDR)
 	@mkdir -p bin
-	gcc $(CFLAGS) -shared -Iwalkers/include -Iwalkers/core $(JNI_INC) -o $@ $(AGENT_SRC) -ldl -lrt -lpthread
+	gcc $(CFLAGS) -shared -Iwalkers/include -Iwalkers/core -Iwalkers/jvmti $(JNI_INC) -o $@ $(AGENT_SRC) -ldl -lrt -lpthread
 
 bin/libwfjni.so: $(wildcard workloads/native/*.c)
 	@mkdir -p bin

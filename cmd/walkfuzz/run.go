@@ -20,7 +20,7 @@ import (
 )
 
 // KnownWalkers are the walker names `--walker` accepts (plus plugin:PATH).
-var KnownWalkers = []string{"asgct", "vmstructs"}
+var KnownWalkers = []string{"asgct", "vmstructs", "jvmti", "jvmti-emulated"}
 
 type runFlags struct {
 	walkers     string
@@ -40,6 +40,7 @@ type runFlags struct {
 	inject      string
 	jvmFlags    string
 	perturb     int
+	reference   int
 	hangTimeout time.Duration
 	episodeFile string
 	dacapoJar   string
@@ -66,6 +67,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.inject, "inject", "", "test only: segv@N or hang@N makes the handler fault or block at walk N")
 	fl.StringVar(&f.jvmFlags, "jvm-flags", "\x00", "JVM flags, space-separated (\"\" for none; default: none, or chosen by --seed)")
 	fl.IntVar(&f.perturb, "perturb-registers", -1, "percent of walks on a perturbed ucontext (register fuzzing)")
+	fl.IntVar(&f.reference, "reference-pct", 0, "percent of signals re-walked at the thread's next safepoint (bottom-frame oracle)")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.StringVar(&f.episodeFile, "episode", "", "run exactly this episode JSON (from a run directory or the corpus)")
 	fl.StringVar(&f.dacapoJar, "dacapo-jar", "", "DaCapo jar for --workload dacapo:<bench> (default $DACAPO_JAR)")
@@ -137,6 +139,9 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		}
 	}
 	e.Inject = f.inject
+	if f.reference > 0 {
+		e.Perturb.ReferencePct = f.reference
+	}
 	if f.signal > 0 {
 		e.Signals.Signal = f.signal
 	}

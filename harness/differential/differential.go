@@ -67,8 +67,8 @@ func (c *Comparer) name(i uint16) string {
 
 // Add takes every record; pairs complete when the other walker's record of the signal arrives.
 func (c *Comparer) Add(r *samplelog.Record) {
-	if len(c.walkers) < 2 {
-		return
+	if len(c.walkers) < 2 || int(r.Walker) >= len(c.walkers) || c.walkers[r.Walker] == "" {
+		return // a single walker, or one that is not compared (blank name)
 	}
 	k := key{r.Tid, r.Sample}
 	other, ok := c.pending[k]

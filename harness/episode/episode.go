@@ -52,8 +52,9 @@ type Signals struct {
 
 // Perturbations are the hostile extras an episode switches on.
 type Perturbations struct {
-	RegisterPct     int `json:"register_pct"`      // share of walks on a perturbed ucontext
-	DeoptIntervalMs int `json:"deopt_interval_ms"` // WhiteBox deoptimizeAll period (0 = off)
+	RegisterPct     int `json:"register_pct"`            // share of walks on a perturbed ucontext
+	DeoptIntervalMs int `json:"deopt_interval_ms"`       // WhiteBox deoptimizeAll period (0 = off)
+	ReferencePct    int `json:"reference_pct,omitempty"` // signals re-walked at a safepoint (bottom-frame oracle)
 }
 
 // Episode is everything needed to run once; results.json embeds it so a run can be replayed

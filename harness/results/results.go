@@ -99,6 +99,7 @@ type Results struct {
 	Unresolved   map[string]uint64            `json:"unresolved_methods,omitempty"`
 	KnownStack   map[string]map[string]uint64 `json:"known_stack,omitempty"`  // walks inside known-stack regions
 	Differential map[string]map[string]uint64 `json:"differential,omitempty"` // "a~b" -> class -> samples
+	Reference    map[string]map[string]uint64 `json:"reference,omitempty"`    // bottom-frame oracle per walker
 	Crash        *Finding                     `json:"crash,omitempty"`
 	Hang         *Finding                     `json:"hang,omitempty"`
 	Log          Log                          `json:"log"`

@@ -13,6 +13,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/oracle"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 )
@@ -35,6 +36,7 @@ type collector struct {
 	first   time.Time
 	ks      *knownstack.Checker
 	diff    *differential.Comparer
+	oracle  *oracle.Checker
 	doctor  func(knownstack.Stacks)
 	codes   map[string]classify.CodeNamer
 }
@@ -69,7 +71,8 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 	c.cls = classify.New(classify.Config{Walkers: h.WalkerNames, CodeNames: c.codes, Methods: c.table,
 		MaxDepth: int(h.MaxDepth), Roots: roots})
 	c.ks = knownstack.NewChecker(nil, c.table, h.WalkerNames, int(h.MaxDepth))
-	c.diff = differential.New(h.WalkerNames, c.table)
+	c.diff = differential.New(inHandler(h.WalkerNames), c.table)
+	c.oracle = oracle.New(h.WalkerNames, c.table, int(h.MaxDepth))
 	return true
 }
 
@@ -109,9 +112,25 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 		c.cls.Add(r)
 		c.ks.Add(r, c.errName)
 		c.diff.Add(r)
+		c.oracle.Add(r)
 	}
 	clear(c.pending[n:])
 	c.pending = c.pending[:n]
+}
+
+// inHandler keeps the names of walkers that walk inside the signal handler; deferred ones
+// (their traces arrive later, at a safepoint) and the reference oracle are blanked, so the
+// differential comparison pairs only walks of the same instant.
+func inHandler(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		switch n {
+		case "jvmti", "jvmti-emulated", oracle.ReferenceName:
+		default:
+			out[i] = n
+		}
+	}
+	return out
 }
 
 // errName names a walker's error code the way classify does: error:<name>.
@@ -155,6 +174,10 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 		}
 	}
 	c.cls.WriteExamples(filepath.Join(c.dir, Examples))
+	if c.oracle != nil && len(c.oracle.Counts) > 0 {
+		res.Reference = c.oracle.Counts
+		c.oracle.WriteExamples(filepath.Join(c.dir, ReferenceExamples))
+	}
 	if len(c.diff.Counts) > 0 {
 		res.Differential = c.diff.Counts
 		c.diff.WriteExamples(filepath.Join(c.dir, DiffExamples))

@@ -29,6 +29,7 @@ const (
 	KnownStacks        = "known_stacks.tsv"
 	KnownStackExamples = "known_stack_examples.json"
 	DiffExamples       = "differential_examples.json"
+	ReferenceExamples  = "reference_examples.json"
 )
 
 // agentConfig renders the agent's key=value configuration for an episode.
@@ -53,6 +54,9 @@ func agentConfig(dir string, e *episode.Episode) string {
 	}
 	if e.Perturb.RegisterPct > 0 {
 		kv("perturb_pct", e.Perturb.RegisterPct)
+	}
+	if e.Perturb.ReferencePct > 0 {
+		kv("reference_pct", e.Perturb.ReferencePct)
 	}
 	if e.Inject != "" {
 		kv("inject", e.Inject)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "agent.h"
+#include "wf_jvmti.h"
 
 struct wf_config wf_cfg;
 const struct wf_walker *wf_walkers[WF_LOG_MAX_WALKERS];
@@ -74,6 +75,11 @@ static int setup_walkers(JavaVM *vm, char *err, size_t errlen) {
                 snprintf(err, errlen, "unsupported: this agent was built without the vmstructs walker");
                 return -1;
             }
+        } else if (!strcmp(name, "jvmti")) {
+            w = &wf_jvmti_walker;
+        } else if (!strcmp(name, "jvmti-emulated")) {
+            w = &wf_jvmti_emulated_walker;
+            wf_emulated_walker = wf_nwalkers;
         } else if (!strncmp(name, "plugin:", 7)) {
             w = load_plugin(name + 7, err, errlen);
             if (!w) return -1;
@@ -82,6 +88,10 @@ static int setup_walkers(JavaVM *vm, char *err, size_t errlen) {
             return -1;
         }
         if (w->init && w->init(&env, err, errlen)) return -1;
+        if (w == &wf_jvmti_walker) {
+            wf_jvmti_api.env = jvmti;
+            wf_jvmti_api.walker_index = wf_nwalkers;
+        }
         snprintf(wf_hdr->walker_names[wf_nwalkers], WF_LOG_WALKER_NAME, "%s",
                  !strncmp(name, "plugin:", 7) ? name : w->name);
         wf_walkers[wf_nwalkers++] = w;
@@ -89,6 +99,15 @@ static int setup_walkers(JavaVM *vm, char *err, size_t errlen) {
     if (!wf_nwalkers) {
         snprintf(err, errlen, "no walker configured");
         return -1;
+    }
+    if (wf_cfg.reference_pct) {
+        if (wf_nwalkers == WF_LOG_MAX_WALKERS) {
+            snprintf(err, errlen, "no room for the reference oracle beside %d walkers", wf_nwalkers);
+            return -1;
+        }
+        /* Reference traces get their own walker index (a name, not a walk function). */
+        wf_reference_walker = wf_nwalkers;
+        snprintf(wf_hdr->walker_names[wf_nwalkers], WF_LOG_WALKER_NAME, "reference");
     }
     return 0;
 }
@@ -139,8 +158,8 @@ static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *jni, jthread th) {
     (void)j;
     char name[WF_LOG_THREAD_NAME];
     thread_name(jni, th, name, sizeof name);
-    if (!strcmp(name, "walkfuzz-service")) return;
-    if (live) wf_threads_register(jni, name);
+    if (!strncmp(name, "walkfuzz-", 9)) return;
+    if (live) wf_threads_register(jni, th, name);
 }
 
 static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *jni, jthread th) {
@@ -194,9 +213,10 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
         return;
     }
     start_service(jni);
+    if (wf_safepoint_start(j, jni)) fail("cannot start the safepoint service thread");
     if (wf_driver_start_sampler()) fail("cannot start the sampler thread");
     char name[WF_LOG_THREAD_NAME];
-    wf_threads_register(jni, thread_name(jni, th, name, sizeof name));
+    wf_threads_register(jni, th, thread_name(jni, th, name, sizeof name));
     if (__atomic_load_n(&wf_hdr->agent_state, __ATOMIC_ACQUIRE) != WF_STATE_FAILED)
         __atomic_store_n(&wf_hdr->agent_state, WF_STATE_SAMPLING, __ATOMIC_RELEASE);
 }

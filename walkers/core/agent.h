@@ -33,6 +33,7 @@ struct wf_config {
     enum wf_inject inject;
     uint64_t inject_at;        /* walk number (1-based, process-wide) */
     uint32_t perturb_pct;      /* register fuzzing: share of walks on a perturbed ucontext */
+    uint32_t reference_pct;    /* reference oracle: share of signals re-walked at a safepoint */
 };
 
 /* One per tracked Java thread; allocated outside signal context, reached through wf_self. */
@@ -50,6 +51,16 @@ struct wf_thread {
     uint32_t last_append_ns;
     uint64_t sample_seq;         /* signals walked on this thread */     /* cost of one log append on the previous signal */
     struct wf_frame *frames;     /* depth entries, walkers write here */
+    jthread ref;                 /* global ref, for JVMTI calls made about this thread */
+    /* A safepoint request (emulated JVMTI walker, reference oracle): the handler publishes
+     * req_sample last; the safepoint service thread takes it. */
+    uint64_t req_ts;
+    uint32_t req_kind;           /* WF_REQ_* bits */
+    uint32_t req_region;
+    volatile uint64_t req_sample;
+    struct wf_frame *deferred;   /* frames of a trace delivered by a JVMTI callback */
+    int ndeferred;
+    int deferred_failed;
     ucontext_t scratch_uc;       /* perturbed copy of the interrupted context */
 };
 
@@ -86,9 +97,22 @@ int wf_driver_start_sampler(void);
 void wf_driver_stop(void);
 void wf_driver_account(struct wf_thread *t);
 
-struct wf_thread *wf_threads_register(JNIEnv *jni, const char *name);
+/* Walkers whose trace arrives later (outside the handler) return this from walk(). */
+#define WF_WALK_DEFERRED (-0x40000000)
+enum { WF_REQ_EMULATED = 1, WF_REQ_REFERENCE = 2 };
+extern int wf_emulated_walker;  /* index of jvmti-emulated in wf_walkers, or -1 */
+extern int wf_reference_walker; /* walker_names index used for reference records, or -1 */
+void wf_request(struct wf_thread *t, uint32_t kind, uint64_t sample);
+int wf_safepoint_start(jvmtiEnv *jvmti, JNIEnv *jni);
+extern const struct wf_walker wf_jvmti_emulated_walker;
+extern const struct wf_walker wf_jvmti_walker;
+void wf_jvmti_detect(jvmtiEnv *jvmti);
+
+struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name);
 void wf_threads_unregister(void);
 void wf_threads_tick(void);
+/* Calls fn for each tracked thread, holding the registry lock (outside signal context). */
+void wf_threads_each(void (*fn)(struct wf_thread *t, void *arg), void *arg);
 
 static inline uint64_t wf_now_ns(void) {
     struct timespec ts;

@@ -58,6 +58,7 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         else if (!strcmp(k, "seed")) c->seed = n;
         else if (!strcmp(k, "depth")) c->depth = (int)n;
         else if (!strcmp(k, "perturb_pct")) c->perturb_pct = (uint32_t)(n > 100 ? 100 : n);
+        else if (!strcmp(k, "reference_pct")) c->reference_pct = (uint32_t)(n > 100 ? 100 : n);
         else {
             snprintf(err, errlen, "unknown agent option %s", k);
             return -1;

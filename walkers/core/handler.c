@@ -100,11 +100,14 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         uint64_t w0 = wf_now_ns();
         int n = wf_walkers[w]->walk(&ctx, t->frames, wf_cfg.depth);
         uint64_t w1 = wf_now_ns();
+        if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */
         wf_log_append(t->tid, (uint16_t)w, flags, w0, (uint32_t)(w1 - w0), n, region,
                       pre + t->last_append_ns, sample, t->frames, n > 0 ? n : 0);
         append_total += wf_now_ns() - w1;
     }
     t->last_append_ns = (uint32_t)(append_total / (uint64_t)wf_nwalkers);
+    if (wf_cfg.reference_pct && wf_rand(&t->rng) % 100 < wf_cfg.reference_pct)
+        wf_request(t, WF_REQ_REFERENCE, sample);
 
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->in_handler = 0;

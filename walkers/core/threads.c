@@ -14,7 +14,7 @@ static struct wf_thread *registry[WF_MAX_THREADS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_slot;
 
-struct wf_thread *wf_threads_register(JNIEnv *jni, const char *name) {
+struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name) {
     if (wf_stopping || wf_self) return wf_self;
     if (wf_cfg.target == WF_TARGET_WORKLOAD && strncmp(name, "wf-", 3) != 0) return NULL;
     uint32_t slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
@@ -24,10 +24,14 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, const char *name) {
     struct wf_thread *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->frames = calloc((size_t)wf_cfg.depth, sizeof(struct wf_frame));
-    if (!t->frames) {
+    t->deferred = calloc((size_t)wf_cfg.depth, sizeof(struct wf_frame));
+    if (!t->frames || !t->deferred) {
+        free(t->frames);
+        free(t->deferred);
         free(t);
         return NULL;
     }
+    if (thread) t->ref = (*jni)->NewGlobalRef(jni, thread);
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->slot = (int)slot;
     t->jni = jni;
@@ -61,7 +65,9 @@ void wf_threads_unregister(void) {
     registry[t->slot] = NULL;
     pthread_mutex_unlock(&reg_lock);
     __atomic_store_n(&t->stats->alive, 0, __ATOMIC_RELEASE);
+    if (t->ref) (*t->jni)->DeleteGlobalRef(t->jni, t->ref);
     free(t->frames);
+    free(t->deferred);
     free(t);
 }
 
@@ -85,5 +91,14 @@ void wf_threads_tick(void) {
     __atomic_store_n(&wf_hdr->delivered, del, __ATOMIC_RELAXED);
     __atomic_store_n(&wf_hdr->walked, walked, __ATOMIC_RELAXED);
     __atomic_store_n(&wf_hdr->overruns, over, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+void wf_threads_each(void (*fn)(struct wf_thread *t, void *arg), void *arg) {
+    pthread_mutex_lock(&reg_lock);
+    uint32_t n = __atomic_load_n(&next_slot, __ATOMIC_RELAXED);
+    if (n > WF_MAX_THREADS) n = WF_MAX_THREADS;
+    for (uint32_t i = 0; i < n; i++)
+        if (registry[i]) fn(registry[i], arg);
     pthread_mutex_unlock(&reg_lock);
 }

@@ -1,0 +1,27 @@
+/* Detection of the proposed JVMTI stack-trace API; shared by the walker and its unit test. */
+#ifndef WF_JVMTI_H
+#define WF_JVMTI_H
+
+#include <jvmti.h>
+
+#define WF_JVMTI_INIT_ID "com.sun.hotspot.functions.InitializeRequestStackTrace"
+#define WF_JVMTI_REQUEST_ID "com.sun.hotspot.functions.RequestStackTrace"
+#define WF_JVMTI_JFR_REQUEST_ID "com.sun.hotspot.functions.RequestJFRStackTrace"
+
+enum { WF_JVMTI_NONE = 0, WF_JVMTI_CALLBACKS = 1, WF_JVMTI_JFR = 2 };
+
+struct wf_jvmti_api {
+    int variant;
+    int walker_index;
+    jvmtiEnv *env;
+    jvmtiExtensionFunction init;
+    jvmtiExtensionFunction request;
+    jvmtiExtensionFunction jfr_request;
+};
+
+extern struct wf_jvmti_api wf_jvmti_api;
+
+/* Fills api from the env's extension table; 0 when either variant is present. */
+int wf_jvmti_lookup(jvmtiEnv *jvmti, struct wf_jvmti_api *api);
+
+#endif
