@@ -773,7 +773,7 @@ static inline int brk(const struct vs_walk *w, int code) {
     return w->n > 0 ? w->n : code;
 }
 
-static int walk_from(struct vs_walk *w, struct vs_fr f, int precise);
+static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain);
 
 static int do_walk(struct vs_walk *w, const ucontext_t *uc, JNIEnv *jni) {
     intptr_t env_off = __atomic_load_n(&C.env_offset, __ATOMIC_ACQUIRE);
@@ -821,22 +821,30 @@ static int do_walk(struct vs_walk *w, const ucontext_t *uc, JNIEnv *jni) {
     if (w->a_sp) {
         if (!in_stack(w, w->a_sp)) return VS_BREAK_STACK_RANGE;
         if (!a.pc) a.pc = rdp(w->a_sp - 8);
-        if (w->a_pc || !in_java) return walk_from(w, a, 1);
+        if (w->a_pc || !in_java) return walk_from(w, a, 1, 0);
     }
     if (!in_java) return VS_NO_JAVA_FRAME; /* not in Java and no anchor: no Java frames */
     const greg_t *g = uc->uc_mcontext.gregs;
     struct vs_fr f = {(uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP], (uintptr_t)g[REG_RIP]};
-    int r = in_stack(w, f.sp) ? walk_from(w, f, 0) : VS_BREAK_STACK_RANGE;
-    if (r <= 0 && w->a_sp && plausible_caller(w, &a)) {
+    if (!in_stack(w, f.sp)) return VS_BREAK_STACK_RANGE;
+    /* With such an anchor, first try the ucontext without guessing through C frames (an rbp
+     * chain followed from inside the VM can skip the interpreted frame that called it);
+     * then the anchor if the word below its sp is a Java return address; then, as ASGCT,
+     * the ucontext through the rbp chain. */
+    int r = walk_from(w, f, 0, !w->a_sp);
+    if (r > 0 || !w->a_sp) return r;
+    if (plausible_caller(w, &a)) {
         w->n = 0;
-        r = walk_from(w, a, 1);
+        int r2 = walk_from(w, a, 1, 0);
+        if (r2 > 0) return r2;
     }
-    return r;
+    w->n = 0;
+    return walk_from(w, f, 0, 1);
 }
 
 /* Walk from frame f; precise: f.pc is a return address or an anchor pc, not an arbitrary
  * instruction of an interrupted frame. */
-static int walk_from(struct vs_walk *w, struct vs_fr f, int precise) {
+static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain) {
     int st = w->state;
     int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
     DBG((vs_dbg.state = st, vs_dbg.a_sp = w->a_sp, vs_dbg.a_pc = w->a_pc, vs_dbg.a_fp = w->a_fp,
@@ -895,10 +903,10 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise) {
         uintptr_t blob = find_blob(w, f.pc);
         if (!blob) {
             if (f.pc >= w->cc_lo && f.pc < w->cc_hi) return brk(w, VS_UNKNOWN_NMETHOD);
-            /* Native or VM code. Only at the top, in Java state without an anchor (a leaf
-             * call), follow the frame-pointer chain (libjvm keeps frame pointers) until a pc
-             * lands in code we know. */
-            if (!initial || w->a_sp || w->n) return brk(w, VS_BREAK_NOT_WALKABLE);
+            /* Native or VM code. Only at the top, in Java state (a leaf call, or a VM call
+             * whose anchor is not usable), follow the frame-pointer chain (libjvm keeps
+             * frame pointers) until a pc lands in code we know. */
+            if (!initial || !native_chain || w->n) return brk(w, VS_BREAK_NOT_WALKABLE);
             if (++native_hops > 64) return VS_NO_ANCHOR;
             if (!in_stack(w, f.fp) || f.fp < f.sp) return VS_NO_ANCHOR;
             uintptr_t nfp = rdp(f.fp), npc = rdp(f.fp + 8);
@@ -937,9 +945,10 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise) {
                     pd = find_pcdesc(blob, pc, 1);
                 }
                 if (!pd || !emit_scopes(w, blob, rds(pd, &C.pc_scope))) {
-                    /* No debug info for pc: the method is known, the bci is not (-1 at the top,
-                     * as ASGCT's find_initial_Java_frame; 0 below, as vframeStream's fallback). */
-                    if (!emit(w, m, initial ? -1 : 0, WF_FRAME_COMPILED)) return w->n;
+                    /* No debug info for pc (e.g. past the last PcDesc, in the epilogue): the
+                     * method is known, the bci is not. Report 0, as HotSpot's vframeStream
+                     * does (fill_from_compiled_native_frame) and hence ASGCT. */
+                    if (!emit(w, m, 0, WF_FRAME_COMPILED)) return w->n;
                 }
             }
             if (w->n >= w->max) return w->n;

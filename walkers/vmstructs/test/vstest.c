@@ -218,6 +218,22 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
             } else {
                 bump(&S.differ, 1);
             }
+            if (same && a == b && !exact && !strcmp(dump_kind, "bci")) {
+                int k = __atomic_fetch_add(&ndumps, 1, __ATOMIC_RELAXED);
+                if (k < MAXDUMP) {
+                    struct dump *dp = &dumps[k];
+                    dp->a_n = a; dp->b_n = b;
+                    dp->pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+                    dp->sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+                    dp->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+                    dp->dbg = vs_dbg;
+                    for (int i = 0; i < DUMPFR && i < a; i++) {
+                        dp->a[i].bci = ((ASGCT_CallFrame *)t->a)[i].lineno;
+                        dp->a[i].method = (uint64_t)(uintptr_t)((ASGCT_CallFrame *)t->a)[i].method_id;
+                    }
+                    for (int i = 0; i < DUMPFR && i < b; i++) dp->b[i] = t->b[i];
+                }
+            }
             int want = !strcmp(dump_kind, "all") ||
                        (!strcmp(dump_kind, "differ") && !same) ||
                        (!strcmp(dump_kind, "prefix") && same && a != b);

@@ -1,0 +1,41 @@
+#!/bin/bash
+# Runs the vmstructs walker against AsyncGetCallTrace on the recursion program:
+# JDK 17 and 25 x {-Xint, -Xcomp, default tiered}, then a garbage-ucontext run per JDK.
+# Usage: walkers/vmstructs/test/run.sh [seconds] [interval_us]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+secs=${1:-10}
+iv=${2:-500}
+"$here/build.sh" >/dev/null || exit 2
+out="$here/build/results.jsonl"
+: > "$out"
+jdks=(/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64)
+printf '%-8s %-7s %9s %9s %10s %10s %11s %9s %9s\n' JDK mode asgct_ok agree% exact% +explained% ours_failed ours_only inlined
+for j in "${jdks[@]}"; do
+  for mode in -Xint -Xcomp tiered; do
+    flag=$mode; [ "$mode" = tiered ] && flag=-XX:+TieredCompilation
+    log="$here/build/run-$(basename "$j")$mode.log"
+    timeout $((secs * 6 + 60)) "$j/bin/java" -agentpath:"$here/build/libvstest.so"=interval_us=$iv,dump=20,out="$out" \
+      $flag -cp "$here/build" VsRecursion "$secs" 3 > "$log" 2>&1
+    rc=$?
+    line=$(tail -1 "$out")
+    python3 - "$line" "$(basename "$j")" "$mode" "$rc" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1]); ok = d["asgct_ok"] or 1
+expl = (d["agree_methods"] + d["ours_extra_top"] + d["asgct_truncated"]) / ok * 100
+print("%-8s %-7s %9d %9.3f %10.3f %10.3f %11d %9d %9d%s" % (d["jdk"].split("+")[0].split("-")[0], sys.argv[3], d["asgct_ok"],
+      d["agreement_pct"], d["exact_pct"], expl, d["ours_failed"], d["ours_only"], d["inlined"],
+      "" if sys.argv[4] == "0" else "  (exit %s)" % sys.argv[4]))
+PY
+  done
+done
+echo
+echo "garbage ucontexts (every 4th signal also walks random sp/fp/pc):"
+for j in "${jdks[@]}"; do
+  log="$here/build/garbage-$(basename "$j").log"
+  timeout $((secs * 6 + 60)) "$j/bin/java" -agentpath:"$here/build/libvstest.so"=interval_us=$iv,garbage=4,dump=0 \
+    -cp "$here/build" VsRecursion "$secs" 3 > "$log" 2>&1
+  rc=$?
+  echo "$(basename "$j"): exit $rc; $(grep -E '^garbage walks' "$log")"
+  grep -E '^JVM alive|^done' "$log" | sed 's/^/    /'
+done
