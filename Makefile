@@ -15,7 +15,7 @@ TEST_TIMEOUT ?= 30m
 all: build
 setup:
 	@scripts/setup.sh
-build: bin/walkfuzz bin/libwalkfuzz.so bin/workloads.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar)
+build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so bin/workloads.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar)
 
 bin/walkfuzz: $(GO_SRC)
 	@mkdir -p bin
@@ -24,6 +24,10 @@ bin/walkfuzz: $(GO_SRC)
 bin/libwalkfuzz.so: $(AGENT_SRC) $(AGENT_HDR)
 	@mkdir -p bin
 	gcc $(CFLAGS) -shared -Iwalkers/include -Iwalkers/core -Iwalkers/jvmti $(JNI_INC) -o $@ $(AGENT_SRC) -ldl -lrt -lpthread
+
+bin/libfpwalk.so: walkers/plugins/fpwalk/fpwalk.c walkers/include/wf_walker.h
+	@mkdir -p bin
+	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -o $@ $<
 
 bin/libwfjni.so: $(wildcard workloads/native/*.c)
 	@mkdir -p bin

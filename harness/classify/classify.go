@@ -138,6 +138,10 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 		return Invalid, reason, unresolved
 	case bottom >= 0 && c.root(r.Frames[bottom].Method):
 		return OK, "", nil
+	case bottom < 0 && len(r.Frames) > 0 && r.Frames[len(r.Frames)-1].Type == samplelog.FrameCPP:
+		// A native unwinder (a frame-pointer plugin) names no Java methods: it returns frames
+		// only for a chain it followed to its end, and an error code otherwise.
+		return OK, "", nil
 	case c.cfg.MaxDepth > 0 && len(r.Frames) >= c.cfg.MaxDepth:
 		return TruncatedDepth, "", nil
 	}

@@ -132,6 +132,9 @@ func Compare(a, b *samplelog.Record) (class string, at int) {
 	case b.Result <= 0:
 		return BFailed, 0
 	}
+	if nativeOnly(a) || nativeOnly(b) {
+		return Incomparable, 0
+	}
 	n := min(len(a.Frames), len(b.Frames))
 	for i := 0; i < n; i++ {
 		if a.Frames[i].Method != b.Frames[i].Method {
@@ -161,4 +164,13 @@ func Compare(a, b *samplelog.Record) (class string, at int) {
 func (c *Comparer) WriteExamples(path string) error {
 	b, _ := json.MarshalIndent(c.Examples, "", "  ")
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func nativeOnly(r *samplelog.Record) bool {
+	for _, f := range r.Frames {
+		if f.Type != samplelog.FrameCPP && f.Type != samplelog.FrameStub {
+			return false
+		}
+	}
+	return true
 }

@@ -26,6 +26,7 @@ const (
 	Depth    = "truncated:depth"  // a correct prefix cut at the depth limit
 	Boundary = "boundary"         // caught inside KnownStack.enter/exit itself: not compared
 	Unknown  = "unknown_region"   // the region's recorded stack is not in the file (yet)
+	NoJava   = "no_java_frames"   // a native unwinder's walk: nothing to compare
 )
 
 // Frame of a recorded stack: what StackWalker saw.
@@ -148,6 +149,10 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 		m[errName(w, r.Result)]++
 		return
 	}
+	if nativeOnly(r) {
+		m[NoJava]++
+		return
+	}
 	rec, ok := c.Stacks[r.Region]
 	if !ok {
 		m[Unknown]++
@@ -248,4 +253,13 @@ func window(n, at int, text func(i int) string) []string {
 func (c *Checker) WriteExamples(path string) error {
 	b, _ := json.MarshalIndent(c.Examples, "", "  ")
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func nativeOnly(r *samplelog.Record) bool {
+	for _, f := range r.Frames {
+		if f.Type != samplelog.FrameCPP && f.Type != samplelog.FrameStub {
+			return false
+		}
+	}
+	return true
 }

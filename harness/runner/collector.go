@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -118,6 +119,21 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 	c.pending = c.pending[:n]
 }
 
+func renamed(n string, rename map[string]string) string {
+	if r, ok := rename[n]; ok {
+		return r
+	}
+	return n
+}
+
+func renameKeys(m map[string]map[string]uint64, rename map[string]string) map[string]map[string]uint64 {
+	out := make(map[string]map[string]uint64, len(m))
+	for k, v := range m {
+		out[renamed(k, rename)] = v
+	}
+	return out
+}
+
 // inHandler keeps the names of walkers that walk inside the signal handler; deferred ones
 // (their traces arrive later, at a safepoint) and the reference oracle are blanked, so the
 // differential comparison pairs only walks of the same instant.
@@ -157,7 +173,18 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 	if c.cls == nil {
 		c.start(log, true)
 	}
-	for name, s := range c.cls.Summaries() {
+	// The agent names walkers in a 32-byte field; results use the names the episode gave.
+	rename := map[string]string{}
+	for i, n := range log.Header().WalkerNames {
+		if i < len(c.ep.Walkers) && n != "" {
+			rename[n] = c.ep.Walkers[i]
+		}
+	}
+	for hname, s := range c.cls.Summaries() {
+		name := hname
+		if r, ok := rename[hname]; ok {
+			name = r
+		}
 		res.Classes[name] = s.Classes
 		res.LatencyNs[name] = results.Latency{P50: s.LatencyNs.P50, P99: s.LatencyNs.P99, Max: s.LatencyNs.Max}
 		res.OverheadNs[name] = results.Latency{P50: s.OverheadNs.P50, P99: s.OverheadNs.P99, Max: s.OverheadNs.Max}
@@ -175,15 +202,19 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 	}
 	c.cls.WriteExamples(filepath.Join(c.dir, Examples))
 	if c.oracle != nil && len(c.oracle.Counts) > 0 {
-		res.Reference = c.oracle.Counts
+		res.Reference = renameKeys(c.oracle.Counts, rename)
 		c.oracle.WriteExamples(filepath.Join(c.dir, ReferenceExamples))
 	}
 	if len(c.diff.Counts) > 0 {
-		res.Differential = c.diff.Counts
+		res.Differential = map[string]map[string]uint64{}
+		for pair, m := range c.diff.Counts {
+			a, b, _ := strings.Cut(pair, "~")
+			res.Differential[renamed(a, rename)+"~"+renamed(b, rename)] = m
+		}
 		c.diff.WriteExamples(filepath.Join(c.dir, DiffExamples))
 	}
 	if len(c.ks.Counts) > 0 {
-		res.KnownStack = c.ks.Counts
+		res.KnownStack = renameKeys(c.ks.Counts, rename)
 		for w, m := range res.KnownStack {
 			if total := res.Classes[w]; total != nil {
 				var all uint64

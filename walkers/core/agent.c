@@ -58,6 +58,7 @@ static int setup_walkers(JavaVM *vm, char *err, size_t errlen) {
         .libjvm = dlopen("libjvm.so", RTLD_LAZY | RTLD_NOLOAD),
         .max_depth = wf_cfg.depth,
         .java_version = java_version,
+        .safe_read = wf_safe_read,
     };
     char list[sizeof wf_cfg.walkers];
     snprintf(list, sizeof list, "%s", wf_cfg.walkers);
@@ -92,8 +93,8 @@ static int setup_walkers(JavaVM *vm, char *err, size_t errlen) {
             wf_jvmti_api.env = jvmti;
             wf_jvmti_api.walker_index = wf_nwalkers;
         }
-        snprintf(wf_hdr->walker_names[wf_nwalkers], WF_LOG_WALKER_NAME, "%s",
-                 !strncmp(name, "plugin:", 7) ? name : w->name);
+        snprintf(wf_hdr->walker_names[wf_nwalkers], WF_LOG_WALKER_NAME, "%s%s",
+                 !strncmp(name, "plugin:", 7) ? "plugin:" : "", w->name);
         wf_walkers[wf_nwalkers++] = w;
     }
     if (!wf_nwalkers) {

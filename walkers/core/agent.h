@@ -86,6 +86,7 @@ void wf_methods_close(void);
 void wf_methods_set_thread_class(JNIEnv *jni);
 
 int wf_fault_install(void);
+int wf_safe_read(const void *addr, void *out, size_t n);
 void wf_knownstack_bind(JNIEnv *jni, jclass klass, const char *sig);
 
 void wf_handler(int sig, siginfo_t *si, void *uc);

@@ -49,3 +49,19 @@ int wf_fault_install(void) {
     if (sigaction(SIGBUS, &sa, &prev_bus)) return -1;
     return 0;
 }
+
+/* Signal-safe and crash-protected: a fault inside the copy jumps back here. */
+int wf_safe_read(const void *addr, void *out, size_t n) {
+    sigjmp_buf jb;
+    sigjmp_buf *saved = wf_fault_jmp; /* nest inside a walker's own protected region */
+    if (sigsetjmp(jb, 0)) {
+        wf_fault_jmp = saved;
+        return -1;
+    }
+    wf_fault_jmp = &jb;
+    const volatile unsigned char *src = addr;
+    unsigned char *dst = out;
+    for (size_t i = 0; i < n; i++) dst[i] = src[i];
+    wf_fault_jmp = saved;
+    return 0;
+}

@@ -28,6 +28,10 @@ struct wf_walker_env {
     void *libjvm;          /* dlopen handle of libjvm.so (RTLD_NOLOAD) */
     int max_depth;         /* frames buffer size handed to walk() */
     const char *java_version; /* "17.0.15" etc., from the java.version property */
+    /* Crash-protected memory read, safe in signal context: copies n bytes from addr into
+     * out and returns 0, or returns -1 if the read faulted. For walkers that cannot link
+     * against the agent (plugins) yet must not crash on a wild pointer. */
+    int (*safe_read)(const void *addr, void *out, size_t n);
 };
 
 /* Handed to walk() on every signal. */
