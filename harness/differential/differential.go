@@ -174,3 +174,6 @@ func nativeOnly(r *samplelog.Record) bool {
 	}
 	return true
 }
+
+// Incomparable: one side names only native pcs (a native unwinder), so methods cannot be compared.
+const Incomparable = "incomparable"
