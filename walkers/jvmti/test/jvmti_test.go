@@ -1,0 +1,38 @@
+// Package test runs the C unit test of the jvmti walker's detection and dispatch.
+package test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func javaHome(t *testing.T) string {
+	out, err := exec.Command("../../../scripts/java-home.sh").Output()
+	require.NoError(t, err, "no JDK headers: run scripts/setup.sh")
+	return strings.TrimSpace(string(out))
+}
+
+// TestFakeJVMTIEnv builds the walker and the agent core with a fake jvmtiEnv that offers
+// the proposed API's extension ids, then runs it: detection, init, request, callbacks, record.
+func TestFakeJVMTIEnv(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc missing: run scripts/setup.sh")
+	}
+	home := javaHome(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fake_env")
+	core, _ := filepath.Glob("../../core/*.c")
+	args := []string{"-O1", "-g", "-ftls-model=initial-exec", "-I../../include", "-I../../core", "-I..",
+		"-I" + home + "/include", "-I" + home + "/include/linux", "-o", bin, "testdata/fake_env.c", "../jvmti.c"}
+	args = append(args, core...)
+	args = append(args, "../../asgct/asgct.c", "-ldl", "-lrt", "-lpthread")
+	out, err := exec.Command("gcc", args...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = exec.Command(bin, filepath.Join(dir, "samples.bin")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "PASS")
+}
