@@ -602,6 +602,17 @@ static uintptr_t pcs_end(uintptr_t nm) {
     return base + (uintptr_t)rds(nm, &C.nm_pcs_end);
 }
 
+#ifdef VS_DEBUG
+/* Test builds only: what the last walk on this thread started from. */
+__thread struct vs_debug { int state, end, deopt, scope_fail, frozen; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
+    __attribute__((tls_model("initial-exec")));
+#define DBG(x) (x)
+static inline int vs_dbg_frozen(void) { return vs_dbg.frozen; }
+#else
+static inline int vs_dbg_frozen(void) { return 0; }
+#define DBG(x) ((void)0)
+#endif
+
 static uintptr_t find_pcdesc(uintptr_t nm, uintptr_t pc, int exact) {
     uintptr_t cb = code_begin(nm);
     if (pc < cb) return 0;
@@ -618,12 +629,17 @@ static uintptr_t find_pcdesc(uintptr_t nm, uintptr_t pc, int exact) {
         if (off < target) lo = mid + 1;
         else hi = mid;
     }
+    if (!vs_dbg_frozen()) DBG((vs_dbg.pd_target = target, vs_dbg.pd_count = (int64_t)((e - b) / sz),
+         vs_dbg.pd_first = rds(b + sz, &C.pc_offset), vs_dbg.pd_last = rds(e - sz, &C.pc_offset),
+         vs_dbg.pd_lo_off = lo < (e - b) / sz ? rds(b + lo * sz, &C.pc_offset) : -2,
+         vs_dbg.pd_lo_scope = lo < (e - b) / sz ? rds(b + lo * sz, &C.pc_scope) : -2));
     if (lo >= (e - b) / sz) return 0;
     uintptr_t pd = b + lo * sz;
     if (exact && rds(pd, &C.pc_offset) != target) return 0;
     if (rds(pd, &C.pc_scope) == 0) return 0; /* serialized_null: no debug info */
     return pd;
 }
+
 
 /* The debug-info stream. */
 struct vs_rs {
@@ -685,13 +701,22 @@ static int emit_scopes(struct vs_walk *w, uintptr_t nm, int64_t off) {
     int start = w->n;
     for (int depth = 0; off > 0 && depth < 256; depth++) {
         struct vs_rs r = {(const volatile uint8_t *)(data + (uintptr_t)off), (const volatile uint8_t *)end, 0, 0};
-        if (data + (uintptr_t)off >= end) break;
+        if (data + (uintptr_t)off >= end) {
+            DBG((vs_dbg.scope_fail = 6, vs_dbg.scope_off = off));
+            break;
+        }
         int64_t sender = read_int(&r);
         uint32_t midx = read_int(&r);
         int bci = (int)read_int(&r) - 1; /* InvocationEntryBci == -1 */
-        if (r.bad || midx == 0 || sender >= off) break;
+        if (r.bad || midx == 0 || sender >= off) {
+            DBG((vs_dbg.scope_fail = r.bad ? 1 : midx == 0 ? 2 : 3, vs_dbg.scope_off = off));
+            break;
+        }
         uintptr_t m = rdp(md + 8 * (uintptr_t)(midx - 1));
-        if (!valid_method(m)) break;
+        if (!valid_method(m)) {
+            DBG((vs_dbg.scope_fail = 4, vs_dbg.scope_off = off));
+            break;
+        }
         if (!emit(w, m, is_native(m) ? -3 : bci, sender ? WF_FRAME_INLINED : WF_FRAME_COMPILED)) return 1;
         if (!sender) return 1;
         off = sender;
@@ -758,14 +783,6 @@ static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t 
     return 0;
 }
 
-#ifdef VS_DEBUG
-/* Test builds only: what the last walk on this thread started from. */
-__thread struct vs_debug { int state, end, deopt; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
-    __attribute__((tls_model("initial-exec")));
-#define DBG(x) (x)
-#else
-#define DBG(x) ((void)0)
-#endif
 
 /* End of a walk that could not go on: the frames so far (truncated), or the code. */
 static inline int brk(const struct vs_walk *w, int code) {
@@ -848,7 +865,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
     int st = w->state;
     int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
     DBG((vs_dbg.state = st, vs_dbg.a_sp = w->a_sp, vs_dbg.a_pc = w->a_pc, vs_dbg.a_fp = w->a_fp,
-         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0));
+         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0, vs_dbg.scope_fail = 0, vs_dbg.scope_off = 0, vs_dbg.frozen = 0));
     int native_hops = 0;
     for (int steps = 0; steps < 4 * w->max + 64; steps++) {
         if (w->n >= w->max) return w->n;
@@ -941,9 +958,16 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                      * first PcDesc after pc (the end of the region its scope describes). */
                     if (w->a_sp && pc == w->a_pc) pd = find_pcdesc(blob, pc, 1);
                     if (!pd) pd = find_pcdesc(blob, pc, 0);
+                    /* no useful PcDesc after pc: ASGCT then walks from the unadjusted pc,
+                     * where vframeStream looks for an exact PcDesc (a return address has one) */
+                    if (!pd) pd = find_pcdesc(blob, pc, 1);
                 } else {
                     pd = find_pcdesc(blob, pc, 1);
                 }
+                DBG(vs_dbg.scope_fail = pd ? vs_dbg.scope_fail : (initial ? 7 : 8));
+#ifdef VS_DEBUG
+                if (!pd && initial) vs_dbg.frozen = 1;
+#endif
                 if (!pd || !emit_scopes(w, blob, rds(pd, &C.pc_scope))) {
                     /* No debug info for pc (e.g. past the last PcDesc, in the epilogue): the
                      * method is known, the bci is not. Report 0, as HotSpot's vframeStream

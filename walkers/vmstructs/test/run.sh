@@ -10,7 +10,7 @@ iv=${2:-500}
 out="$here/build/results.jsonl"
 : > "$out"
 jdks=(/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64)
-printf '%-8s %-7s %9s %9s %10s %10s %11s %9s %9s\n' JDK mode asgct_ok agree% exact% +explained% ours_failed ours_only inlined
+printf '%-8s %-7s %9s %9s %10s %10s %11s %9s %9s %s\n' JDK mode asgct_ok agree% exact% +explained% ours_failed ours_only inlined differ:n/asgct_bad/ours_bad/both_bad
 for j in "${jdks[@]}"; do
   for mode in -Xint -Xcomp tiered; do
     flag=$mode; [ "$mode" = tiered ] && flag=-XX:+TieredCompilation
@@ -18,13 +18,16 @@ for j in "${jdks[@]}"; do
     timeout $((secs * 6 + 60)) "$j/bin/java" -agentpath:"$here/build/libvstest.so"=interval_us=$iv,dump=20,out="$out" \
       $flag -cp "$here/build" VsRecursion "$secs" 3 > "$log" 2>&1
     rc=$?
-    line=$(tail -1 "$out")
-    python3 - "$line" "$(basename "$j")" "$mode" "$rc" <<'PY'
+    python3 - "$out" "$(basename "$j")" "$mode" "$rc" <<'PY'
 import json, sys
-d = json.loads(sys.argv[1]); ok = d["asgct_ok"] or 1
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+d = lines[-1]
+c = lines[-2] if len(lines) > 1 and "check" in lines[-2] else None
+ok = d["asgct_ok"] or 1
 expl = (d["agree_methods"] + d["ours_extra_top"] + d["asgct_truncated"]) / ok * 100
-print("%-8s %-7s %9d %9.3f %10.3f %10.3f %11d %9d %9d%s" % (d["jdk"].split("+")[0].split("-")[0], sys.argv[3], d["asgct_ok"],
+print("%-8s %-7s %9d %9.3f %10.3f %10.3f %11d %9d %9d %s%s" % (d["jdk"].split("+")[0].split("-")[0], sys.argv[3], d["asgct_ok"],
       d["agreement_pct"], d["exact_pct"], expl, d["ours_failed"], d["ours_only"], d["inlined"],
+      ("%d/%d/%d/%d" % (c["checked"], c["asgct_bad"], c["ours_bad"], c["both_bad"])) if c else "-",
       "" if sys.argv[4] == "0" else "  (exit %s)" % sys.argv[4]))
 PY
   done

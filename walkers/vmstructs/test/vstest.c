@@ -31,7 +31,7 @@
 #include "wf_walker.h"
 #include "../vmstructs.h"
 
-extern __thread struct vs_debug { int state, end, deopt; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
+extern __thread struct vs_debug { int state, end, deopt, scope_fail, frozen; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
     __attribute__((tls_model("initial-exec")));
 
 extern const struct wf_walker wf_vmstructs_walker;
@@ -113,7 +113,7 @@ static struct {
     long walk_ns_total, walk_ns_max, asgct_ns_total;
 } S;
 
-#define MAXDUMP 64
+#define MAXDUMP 4096
 #define DUMPFR 24
 static struct dump {
     int a_n, b_n;
@@ -386,6 +386,38 @@ static void name_of(jmethodID m, char *buf, size_t len) {
 
 static double pct(long a, long b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
+/* Bytecodes per jmethodID (report time only, outside signal context). */
+#define BCCACHE 8192
+static struct { jmethodID m; unsigned char *code; jint len; int tried; } bccache[BCCACHE];
+
+static int at_invoke(jmethodID m, int bci) {
+    if (!m || ((uint64_t)(uintptr_t)m & VS_RAW_METHOD_BIT)) return -1;
+    unsigned h = (unsigned)(((uintptr_t)m >> 3) * 2654435761u) % BCCACHE;
+    for (unsigned i = 0; i < BCCACHE; i++, h = (h + 1) % BCCACHE) {
+        if (bccache[h].m == m) break;
+        if (!bccache[h].m) {
+            bccache[h].m = m;
+            jint mods = 0;
+            if ((*jvmti)->GetMethodModifiers(jvmti, m, &mods) == JVMTI_ERROR_NONE && !(mods & 0x0100))
+                (*jvmti)->GetBytecodes(jvmti, m, &bccache[h].len, &bccache[h].code);
+            break;
+        }
+    }
+    if (!bccache[h].code || bci < 0 || bci >= bccache[h].len) return -1;
+    unsigned char op = bccache[h].code[bci];
+    return op >= 0xb6 && op <= 0xba; /* invokevirtual .. invokedynamic */
+}
+
+/* A trace is "consistent" if every caller frame (index >= 1, non-native) is at an invoke. */
+static int consistent(const struct wf_frame *f, int n) {
+    if (n > DUMPFR) n = DUMPFR;
+    for (int i = 1; i < n; i++) {
+        if (f[i].bci == -3) continue;
+        if (at_invoke((jmethodID)(uintptr_t)f[i].method, f[i].bci) == 0) return 0;
+    }
+    return 1;
+}
+
 static void report(void) {
     fprintf(stderr, "\n=== vstest (%s, JDK %s) ===\n", W->name, java_version);
     fprintf(stderr, "signals %ld (no thread %ld)\n", S.signals, S.no_thread);
@@ -428,11 +460,40 @@ static void report(void) {
                 (unsigned long)(fault_pc[k] - (uint64_t)(uintptr_t)di.dli_fbase), (unsigned long)fault_addr[k]);
     }
     int nd = ndumps < MAXDUMP ? ndumps : MAXDUMP;
-    for (int k = 0; k < nd && k < dump_max; k++) {
+    if (!strcmp(dump_kind, "differ")) {
+        long a_bad = 0, b_bad = 0, both_bad = 0, both_ok = 0;
+        for (int k = 0; k < nd; k++) {
+            int ca = consistent(dumps[k].a, dumps[k].a_n), cb = consistent(dumps[k].b, dumps[k].b_n);
+            if (!ca && cb) a_bad++;
+            else if (ca && !cb) b_bad++;
+            else if (!ca && !cb) both_bad++;
+            else both_ok++;
+        }
+        fprintf(stderr, "differing traces checked (first %d frames, caller bci must be at an invoke): %d; "
+                        "only ASGCT inconsistent %ld, only ours inconsistent %ld, both %ld, neither %ld\n",
+                DUMPFR, nd, a_bad, b_bad, both_bad, both_ok);
+        if (out_path[0]) {
+            FILE *f = fopen(out_path, "a");
+            if (f) fprintf(f, "{\"check\":1,\"checked\":%d,\"asgct_bad\":%ld,\"ours_bad\":%ld,\"both_bad\":%ld,\"neither\":%ld}\n",
+                           nd, a_bad, b_bad, both_bad, both_ok), fclose(f);
+        }
+    }
+    /* print the interesting ones first: ours inconsistent, then both consistent, then the rest */
+    int order[MAXDUMP], no = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < nd; k++) {
+            int ca = consistent(dumps[k].a, dumps[k].a_n), cb = consistent(dumps[k].b, dumps[k].b_n);
+            int cls = !cb ? 0 : ca ? 1 : 2;
+            if (cls == pass) order[no++] = k;
+        }
+    for (int q = 0; q < no && q < dump_max; q++) {
+        int k = order[q];
         struct dump *d = &dumps[k];
-        fprintf(stderr, "--- mismatch %d: asgct %d frames, ours %d; pc %#lx sp %#lx fp %#lx; state %d end %d deopt@%d anchor sp %#lx pc %#lx fp %#lx; start sp %#lx fp %#lx pc %#lx\n", k, d->a_n, d->b_n,
-                (unsigned long)d->pc, (unsigned long)d->sp, (unsigned long)d->fp, d->dbg.state, d->dbg.end, d->dbg.deopt, (unsigned long)d->dbg.a_sp,
+        fprintf(stderr, "--- mismatch %d: asgct %d frames, ours %d; pc %#lx sp %#lx fp %#lx; state %d end %d deopt@%d scope_fail %d@%ld anchor sp %#lx pc %#lx fp %#lx; start sp %#lx fp %#lx pc %#lx\n", k, d->a_n, d->b_n,
+                (unsigned long)d->pc, (unsigned long)d->sp, (unsigned long)d->fp, d->dbg.state, d->dbg.end, d->dbg.deopt, d->dbg.scope_fail, (long)d->dbg.scope_off, (unsigned long)d->dbg.a_sp,
                 (unsigned long)d->dbg.a_pc, (unsigned long)d->dbg.a_fp, (unsigned long)d->dbg.sp, (unsigned long)d->dbg.fp, (unsigned long)d->dbg.pc);
+        fprintf(stderr, "    pcdesc: target %ld count %ld first %ld last %ld lo_off %ld lo_scope %ld\n", (long)d->dbg.pd_target,
+                (long)d->dbg.pd_count, (long)d->dbg.pd_first, (long)d->dbg.pd_last, (long)d->dbg.pd_lo_off, (long)d->dbg.pd_lo_scope);
         int n = d->a_n > d->b_n ? d->a_n : d->b_n;
         if (n > DUMPFR) n = DUMPFR;
         for (int i = 0; i < n; i++) {
@@ -497,7 +558,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "vstest: no AsyncGetCallTrace\n");
         return JNI_ERR;
     }
-    struct wf_walker_env env = {vm, jvmti, libjvm, depth, java_version};
+    struct wf_walker_env env = {.vm = vm, .jvmti = jvmti, .libjvm = libjvm, .max_depth = depth, .java_version = java_version};
     char err[256] = "";
     if (W->init(&env, err, sizeof err)) {
         fprintf(stderr, "vstest: walker init failed: %s\n", err);
@@ -507,6 +568,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         }
         return JNI_ERR;
     }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_get_bytecodes = 1;
+    (*jvmti)->AddCapabilities(jvmti, &caps);
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.VMInit = on_vm_init;
