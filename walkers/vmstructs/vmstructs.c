@@ -604,7 +604,7 @@ static uintptr_t pcs_end(uintptr_t nm) {
 
 #ifdef VS_DEBUG
 /* Test builds only: what the last walk on this thread started from. */
-__thread struct vs_debug { int state, end, deopt, scope_fail, frozen; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
+__thread struct vs_debug { int state, end, deopt, scope_fail, frozen; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
     __attribute__((tls_model("initial-exec")));
 #define DBG(x) (x)
 static inline int vs_dbg_frozen(void) { return vs_dbg.frozen; }
@@ -728,7 +728,7 @@ static int emit_scopes(struct vs_walk *w, uintptr_t nm, int64_t off) {
 
 /* Is pc a plausible Java caller's pc, given the caller frame's sp/fp? Used only to choose
  * between candidate unwinds of a top frame caught at an arbitrary instruction. */
-static int plausible_caller(const struct vs_walk *w, const struct vs_fr *c) {
+static int plausible_caller(const struct vs_walk *w, const struct vs_fr *c, int lookahead) {
     if (!in_stack(w, c->sp)) return 0;
     if (c->pc == w->call_stub_ret) {
         if (!in_stack(w, c->fp)) return 0;
@@ -747,7 +747,17 @@ static int plausible_caller(const struct vs_walk *w, const struct vs_fr *c) {
     if (!valid_method(m)) return 0;
     if (is_native(m)) return 1;
     if (c->pc == deopt_pc(blob, &C.nm_deopt) || c->pc == deopt_pc(blob, &C.nm_deopt_mh)) return 1;
-    return find_pcdesc(blob, c->pc, 1) != 0;
+    if (find_pcdesc(blob, c->pc, 1)) return 1;
+    /* Calls without a safepoint (C2 leaf calls into StubRoutines, e.g. Math intrinsics) record
+     * no PcDesc: accept such a pc if the frame it implies has a plausible caller itself. */
+    int64_t fs = rds(blob, &C.cb_frame_size);
+    if (lookahead <= 0 || fs <= 0 || c->pc <= code_begin(blob)) return 0;
+    struct vs_fr n;
+    n.sp = n.usp = c->sp + 8 * (uint64_t)fs;
+    if (!in_stack(w, n.sp - 16)) return 0;
+    n.pc = rdp(n.sp - 8);
+    n.fp = rdp(n.sp - 16);
+    return plausible_caller(w, &n, lookahead - 1);
 }
 
 /* Candidate callers of a frame caught at an arbitrary pc, in order of preference. */
@@ -759,26 +769,26 @@ static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t 
         if (in_stack(w, c.sp - 16)) {
             c.pc = rdp(c.sp - 8);
             c.fp = rdp(c.sp - 16);
-            if (plausible_caller(w, &c)) { *out = c; return 1; }
+            if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
         }
     }
     if (in_stack(w, f->sp)) { /* frameless: return address on top (entry, or after the epilogue) */
         c.sp = c.usp = f->sp + 8;
         c.pc = rdp(f->sp);
         c.fp = f->fp;
-        if (plausible_caller(w, &c)) { *out = c; return 1; }
+        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
     }
     if (use_fp && in_stack(w, f->fp) && f->fp >= f->sp) { /* rbp-based frame (enter/leave) */
         c.sp = c.usp = f->fp + 16;
         c.pc = rdp(f->fp + 8);
         c.fp = rdp(f->fp);
-        if (plausible_caller(w, &c)) { *out = c; return 1; }
+        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
     }
     if (in_stack(w, f->sp + 8)) { /* rbp pushed, frame not yet allocated (or rbp not yet popped) */
         c.sp = c.usp = f->sp + 16;
         c.pc = rdp(f->sp + 8);
         c.fp = rdp(f->sp);
-        if (plausible_caller(w, &c)) { *out = c; return 1; }
+        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
     }
     return 0;
 }
@@ -850,7 +860,7 @@ static int do_walk(struct vs_walk *w, const ucontext_t *uc, JNIEnv *jni) {
      * the ucontext through the rbp chain. */
     int r = walk_from(w, f, 0, !w->a_sp);
     if (r > 0 || !w->a_sp) return r;
-    if (plausible_caller(w, &a)) {
+    if (plausible_caller(w, &a, 0)) {
         w->n = 0;
         int r2 = walk_from(w, a, 1, 0);
         if (r2 > 0) return r2;
@@ -865,7 +875,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
     int st = w->state;
     int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
     DBG((vs_dbg.state = st, vs_dbg.a_sp = w->a_sp, vs_dbg.a_pc = w->a_pc, vs_dbg.a_fp = w->a_fp,
-         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0, vs_dbg.scope_fail = 0, vs_dbg.scope_off = 0, vs_dbg.frozen = 0));
+         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0, vs_dbg.scope_fail = 0, vs_dbg.scope_off = 0, vs_dbg.frozen = 0, vs_dbg.stub = 0));
     int native_hops = 0;
     for (int steps = 0; steps < 4 * w->max + 64; steps++) {
         if (w->n >= w->max) return w->n;
@@ -1006,6 +1016,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             f.sp = f.usp = nsp;
             continue;
         }
+        DBG((vs_dbg.stub = (const char *)rdp(blob + (uintptr_t)C.cb_name.off), vs_dbg.stub_off = f.pc - code_begin(blob)));
         if (precise || !initial) return brk(w, VS_BREAK_STUB);
         {
             /* Top of stack in a stub. Frames with a known size are tried first, then the

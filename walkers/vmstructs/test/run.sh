@@ -23,12 +23,17 @@ import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 d = lines[-1]
 c = lines[-2] if len(lines) > 1 and "check" in lines[-2] else None
+o = [l for l in lines[-3:] if "only" in l]
+o = o[-1] if o else None
 ok = d["asgct_ok"] or 1
 expl = (d["agree_methods"] + d["ours_extra_top"] + d["asgct_truncated"]) / ok * 100
 print("%-8s %-7s %9d %9.3f %10.3f %10.3f %11d %9d %9d %s%s" % (d["jdk"].split("+")[0].split("-")[0], sys.argv[3], d["asgct_ok"],
       d["agreement_pct"], d["exact_pct"], expl, d["ours_failed"], d["ours_only"], d["inlined"],
       ("%d/%d/%d/%d" % (c["checked"], c["asgct_bad"], c["ours_bad"], c["both_bad"])) if c else "-",
       "" if sys.argv[4] == "0" else "  (exit %s)" % sys.argv[4]))
+if o:
+    print("%-16s ours-only traces: %d, %.1f%% end at the thread root, %d/%d checked are consistent" % ("", o["ours_only"],
+          100.0 * o["root"] / (o["ours_only"] or 1), o["consistent"], o["checked"]))
 PY
   done
 done

@@ -31,7 +31,7 @@
 #include "wf_walker.h"
 #include "../vmstructs.h"
 
-extern __thread struct vs_debug { int state, end, deopt, scope_fail, frozen; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
+extern __thread struct vs_debug { int state, end, deopt, scope_fail, frozen; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
     __attribute__((tls_model("initial-exec")));
 
 extern const struct wf_walker wf_vmstructs_walker;
@@ -107,7 +107,7 @@ static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 #define NCODES 32
 static struct {
     long signals, no_thread, asgct_ok, ours_ok, both_ok, agree_methods, agree_exact, ours_failed_when_asgct_ok,
-        ours_prefix, asgct_prefix, asgct_prefix_ours_complete, differ, ours_extra_top, asgct_codes[NCODES], ours_codes[NCODES], ours_only_ok,
+        ours_prefix, asgct_prefix, asgct_prefix_ours_complete, ours_only_root, differ, ours_extra_top, asgct_codes[NCODES], ours_codes[NCODES], ours_only_ok,
         garbage_walks, garbage_codes[NCODES], garbage_frames, inlined_frames, raw_frames, frames_total,
         ours_frames_when_asgct_fails, nested;
     long walk_ns_total, walk_ns_max, asgct_ns_total;
@@ -122,6 +122,11 @@ static struct dump {
     struct wf_frame a[DUMPFR], b[DUMPFR];
 } dumps[MAXDUMP];
 static volatile int ndumps;
+static const char *stub_names[64];
+#define MAXONLY 4096
+static struct { int n; struct wf_frame f[DUMPFR]; } only[MAXONLY];
+static volatile int nonly;
+static long stub_counts[64];
 
 static inline uint64_t now_ns(void) {
     struct timespec ts;
@@ -165,6 +170,18 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
     long d = (long)(t2 - t1), mx = S.walk_ns_max;
     while (d > mx && !__atomic_compare_exchange_n(&S.walk_ns_max, &mx, d, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 
+    if (b == VS_BREAK_STUB && vs_dbg.stub) {
+        for (int i = 0; i < 64; i++) {
+            const char *cur = __atomic_load_n(&stub_names[i], __ATOMIC_RELAXED);
+            if (!cur) {
+                const char *exp = NULL;
+                if (__atomic_compare_exchange_n(&stub_names[i], &exp, vs_dbg.stub, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
+                    exp == vs_dbg.stub) { bump(&stub_counts[i], 1); break; }
+                continue;
+            }
+            if (cur == vs_dbg.stub) { bump(&stub_counts[i], 1); break; }
+        }
+    }
     bump(&S.asgct_codes[code_slot(a)], 1);
     bump(&S.ours_codes[code_slot(b)], 1);
     if (b > 0) {
@@ -257,6 +274,12 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
         }
     } else if (b > 0) {
         bump(&S.ours_only_ok, 1);
+        if (vs_dbg.end == 1) bump(&S.ours_only_root, 1);
+        int k = __atomic_fetch_add(&nonly, 1, __ATOMIC_RELAXED);
+        if (k < MAXONLY) {
+            only[k].n = b;
+            for (int i = 0; i < DUMPFR && i < b; i++) only[k].f[i] = t->b[i];
+        }
     }
 
     if (garbage_every && (xs(&t->rng) % (uint64_t)garbage_every) == 0) {
@@ -459,6 +482,17 @@ static void report(void) {
         fprintf(stderr, "fault %ld: pc %s+%#lx addr %#lx\n", k, di.dli_fname ? di.dli_fname : "?",
                 (unsigned long)(fault_pc[k] - (uint64_t)(uintptr_t)di.dli_fbase), (unsigned long)fault_addr[k]);
     }
+    {
+        int no2 = nonly < MAXONLY ? nonly : MAXONLY, okc = 0;
+        for (int k = 0; k < no2; k++) okc += consistent(only[k].f, only[k].n);
+        fprintf(stderr, "ours-only traces: %ld, ending at the thread root: %ld (%.2f%%); consistent (caller bci at an invoke, first %d frames) in %d of %d checked\n",
+                S.ours_only_ok, S.ours_only_root, pct(S.ours_only_root, S.ours_only_ok), DUMPFR, okc, no2);
+        if (out_path[0]) {
+            FILE *f = fopen(out_path, "a");
+            if (f) fprintf(f, "{\"only\":1,\"ours_only\":%ld,\"root\":%ld,\"checked\":%d,\"consistent\":%d}\n", S.ours_only_ok, S.ours_only_root, no2, okc), fclose(f);
+        }
+    }
+    for (int i = 0; i < 64 && stub_names[i]; i++) fprintf(stderr, "break_stub in %s: %ld\n", stub_names[i], stub_counts[i]);
     int nd = ndumps < MAXDUMP ? ndumps : MAXDUMP;
     if (!strcmp(dump_kind, "differ")) {
         long a_bad = 0, b_bad = 0, both_bad = 0, both_ok = 0;
