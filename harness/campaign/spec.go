@@ -1,0 +1,114 @@
+package campaign
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+// Plan says which episode each index of a campaign runs.
+type Plan interface {
+	Campaign() store.Campaign
+	Len() int64 // number of indices; 0 means unbounded (the budget ends the campaign)
+	Episode(i int64) episode.Episode
+}
+
+// Spec is a seeded campaign: index i runs the episode of SeedFor(SeedBase, i), with the
+// walkers and JDK chosen among the lists by that seed. Everything here but Episodes names
+// the campaign, so the same flags on another machine (or a resume) are the same campaign.
+type Spec struct {
+	SeedBase    episode.Seed `json:"seed_base"`
+	Walkers     [][]string   `json:"walkers,omitempty"`   // one set per episode, chosen by the seed
+	Workloads   []string     `json:"workloads,omitempty"` // empty: every built-in workload
+	JDKs        []string     `json:"jdks,omitempty"`      // specs for jdk.Pick; empty: the default JDK
+	DurationCap int          `json:"duration_cap_ms,omitempty"`
+	Episodes    int64        `json:"episodes,omitempty"` // 0: until the budget runs out
+}
+
+// SeedFor is the seed of index i: a splitmix64 step from the base, so neighbouring indices
+// and neighbouring bases give unrelated episodes.
+func SeedFor(base episode.Seed, i int64) episode.Seed {
+	return episode.Seed(mix(uint64(base) + uint64(i+1)*0x9E3779B97F4A7C15))
+}
+
+func mix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// pick chooses among n options with bits of the seed that the episode derivation does not
+// see in the same form (salted), so walker and JDK choices are independent of the workload.
+func pick(seed episode.Seed, salt uint64, n int) int {
+	return int(mix(uint64(seed)^salt) % uint64(n))
+}
+
+// ID names the campaign: the seed base and a hash of what derives its episodes.
+func (s Spec) ID() string {
+	key := s
+	key.Episodes = 0
+	b, _ := json.Marshal(key)
+	h := sha256.Sum256(b)
+	return "c" + strings.TrimPrefix(s.SeedBase.String(), "0x") + "-" + hex.EncodeToString(h[:3])
+}
+
+// Episode derives index i's episode.
+func (s Spec) Episode(i int64) episode.Episode {
+	seed := SeedFor(s.SeedBase, i)
+	p := episode.Pins{Workloads: s.Workloads}
+	if len(s.Walkers) > 0 {
+		p.Walkers = s.Walkers[pick(seed, 0x77a1, len(s.Walkers))]
+	}
+	if len(s.JDKs) > 0 {
+		p.JDK = s.JDKs[pick(seed, 0x1dc, len(s.JDKs))]
+	}
+	e := episode.Derive(seed, p)
+	if s.DurationCap > 0 && e.DurationMs > s.DurationCap {
+		e.DurationMs = s.DurationCap
+	}
+	return e
+}
+
+// Len is the campaign's size, 0 for unbounded.
+func (s Spec) Len() int64 { return s.Episodes }
+
+// Campaign is the store row of the campaign.
+func (s Spec) Campaign() store.Campaign {
+	b, _ := json.Marshal(s)
+	host, _ := os.Hostname()
+	return store.Campaign{ID: s.ID(), Kind: store.KindFuzz, SeedBase: s.SeedBase.String(), Spec: string(b),
+		Created: time.Now().UTC(), Host: host}
+}
+
+// ParseSpec reads a campaign's spec back from its store row (for --resume).
+func ParseSpec(c store.Campaign) (Spec, error) {
+	var s Spec
+	err := json.Unmarshal([]byte(c.Spec), &s)
+	return s, err
+}
+
+// List is a campaign over fixed episodes, such as the night's corpus replays.
+type List struct {
+	ID       string
+	Kind     string
+	Episodes []episode.Episode
+}
+
+// Campaign is the store row of the list.
+func (l List) Campaign() store.Campaign {
+	b, _ := json.Marshal(l.Episodes)
+	host, _ := os.Hostname()
+	return store.Campaign{ID: l.ID, Kind: l.Kind, SeedBase: "", Spec: string(b), Created: time.Now().UTC(), Host: host}
+}
+
+// Len is the number of episodes.
+func (l List) Len() int64 { return int64(len(l.Episodes)) }
+
+// Episode returns the i-th episode.
+func (l List) Episode(i int64) episode.Episode { return l.Episodes[i] }

@@ -1,0 +1,137 @@
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/results"
+)
+
+// Add files a crash or hang run under its bucket; key names the run (campaign/index) so
+// adding it again is a no-op. It reports whether the bucket is new to this corpus.
+func (d *Dir) Add(key string, r *results.Results) (newBucket bool, err error) {
+	f, kind := r.Crash, results.Crash
+	if f == nil {
+		f, kind = r.Hang, results.Hang
+	}
+	if f == nil {
+		return false, nil
+	}
+	unlock, err := d.lock()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	dir := d.bucketDir(f.Bucket)
+	if _, err := os.Stat(filepath.Join(dir, "title")); errors.Is(err, os.ErrNotExist) {
+		newBucket = true
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, fmt.Errorf("corpus: %v", err)
+		}
+		if err := writeAtomic(filepath.Join(dir, "kind"), []byte(kind+"\n")); err != nil {
+			return false, err
+		}
+		if err := writeAtomic(filepath.Join(dir, "title"), []byte(oneLine(f.Title)+"\n")); err != nil {
+			return false, err
+		}
+	}
+	seed := r.Seed.String()
+	line := []string{key, strconv.FormatInt(time.Now().UnixMilli(), 10), seed, r.JDK.Version, strings.Join(r.Walkers, ","), r.Workload}
+	added, err := appendKeyed(filepath.Join(dir, "occurrences.tsv"), line)
+	if err != nil || !added {
+		return newBucket, err
+	}
+	if err := d.saveEpisode(dir, seed, r.Episode.JSON(), logPath(r, f)); err != nil {
+		return newBucket, err
+	}
+	return newBucket, d.summarise(dir)
+}
+
+func logPath(r *results.Results, f *results.Finding) string {
+	if f.Log == "" || r.RunDir == "" {
+		return ""
+	}
+	if filepath.IsAbs(f.Log) {
+		return f.Log
+	}
+	return filepath.Join(r.RunDir, f.Log)
+}
+
+// saveEpisode keeps the episode (and its log) of the first MaxEpisodes distinct seeds.
+func (d *Dir) saveEpisode(dir, seed string, ep []byte, log string) error {
+	eps := filepath.Join(dir, "episodes")
+	if _, err := os.Stat(filepath.Join(eps, seed+".json")); err == nil {
+		return nil
+	}
+	have, _ := os.ReadDir(eps)
+	if len(have) >= MaxEpisodes {
+		return nil
+	}
+	if err := os.MkdirAll(eps, 0o755); err != nil {
+		return fmt.Errorf("corpus: %v", err)
+	}
+	if err := writeAtomic(filepath.Join(eps, seed+".json"), ep); err != nil {
+		return err
+	}
+	if log == "" {
+		return nil
+	}
+	src, err := os.Open(log)
+	if err != nil {
+		return nil // the run dir may be gone; the episode is what matters
+	}
+	defer src.Close()
+	b, _ := io.ReadAll(io.LimitReader(src, MaxLog))
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		return fmt.Errorf("corpus: %v", err)
+	}
+	return writeAtomic(filepath.Join(dir, "logs", seed+".log"), b)
+}
+
+// RecordReplay files the outcome of re-running a bucket's episode; key names the replay run.
+func (d *Dir) RecordReplay(bucket, key string, reproduced bool, jdkVersion string, at time.Time) error {
+	unlock, err := d.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	dir := d.bucketDir(bucket)
+	if _, err := os.Stat(filepath.Join(dir, "title")); err != nil {
+		return fmt.Errorf("corpus: no bucket %s in %s", bucket, d.path)
+	}
+	rep := "0"
+	if reproduced {
+		rep = "1"
+	}
+	if _, err := appendKeyed(filepath.Join(dir, "replays.tsv"), []string{key, strconv.FormatInt(at.UnixMilli(), 10), rep, jdkVersion}); err != nil {
+		return err
+	}
+	return d.summarise(dir)
+}
+
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("corpus: %v", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("corpus: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package corpus
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+)
+
+// Bucket is what the corpus knows of one finding.
+type Bucket struct {
+	ID         string    `json:"bucket"` // the folder name: the bucket itself, or FolderName of an unsafe one
+	Title      string    `json:"title"`
+	Kind       string    `json:"kind"`
+	Status     string    `json:"status"`
+	Count      int       `json:"count"`
+	FirstSeen  time.Time `json:"first_seen"`
+	LastSeen   time.Time `json:"last_seen"`
+	JDKs       []string  `json:"jdks"`
+	Walkers    []string  `json:"walkers"`
+	Workloads  []string  `json:"workloads"`
+	Seeds      []string  `json:"seeds"` // those with a saved episode
+	Replays    int       `json:"replays"`
+	Reproduced int       `json:"reproduced"`
+	LastReplay time.Time `json:"last_replay,omitzero"`
+}
+
+// ReproRate is the share of replays that hit the bucket again, or -1 before any replay.
+func (b *Bucket) ReproRate() float64 {
+	if b.Replays == 0 {
+		return -1
+	}
+	return float64(b.Reproduced) / float64(b.Replays)
+}
+
+// Folder is the bucket's directory inside the corpus.
+func (b *Bucket) Folder() string { return FolderName(b.ID) }
+
+// List returns every bucket, most frequent first.
+func (d *Dir) List() ([]Bucket, error) {
+	ents, err := os.ReadDir(d.path)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %v", err)
+	}
+	var out []Bucket
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d.path, e.Name(), "title")); err != nil {
+			continue
+		}
+		b, err := load(filepath.Join(d.path, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Get loads one bucket.
+func (d *Dir) Get(bucket string) (Bucket, error) {
+	dir := d.bucketDir(bucket)
+	if _, err := os.Stat(filepath.Join(dir, "title")); err != nil {
+		return Bucket{}, fmt.Errorf("corpus: no bucket %s in %s", bucket, d.path)
+	}
+	return load(dir)
+}
+
+// Episodes returns the bucket's saved episodes, oldest seed first.
+func (d *Dir) Episodes(bucket string) ([]episode.Episode, error) {
+	b, err := d.Get(bucket)
+	if err != nil {
+		return nil, err
+	}
+	var out []episode.Episode
+	for _, s := range b.Seeds {
+		raw, err := os.ReadFile(filepath.Join(d.bucketDir(bucket), "episodes", s+".json"))
+		if err != nil {
+			return nil, fmt.Errorf("corpus: %v", err)
+		}
+		var e episode.Episode
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return nil, fmt.Errorf("corpus: bucket %s episode %s: %v", bucket, s, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// EpisodePath is where a saved episode lives (for `walkfuzz run --episode`).
+func (d *Dir) EpisodePath(bucket, seed string) string {
+	return filepath.Join(d.bucketDir(bucket), "episodes", seed+".json")
+}
+
+// Log returns the saved log of one of the bucket's episodes (nil if none was kept).
+func (d *Dir) Log(bucket, seed string) []byte {
+	b, _ := os.ReadFile(filepath.Join(d.bucketDir(bucket), "logs", seed+".log"))
+	return b
+}
+
+func load(dir string) (Bucket, error) {
+	b := Bucket{ID: filepath.Base(dir), Status: StatusOpen}
+	title, err := os.ReadFile(filepath.Join(dir, "title"))
+	if err != nil {
+		return b, fmt.Errorf("corpus: %v", err)
+	}
+	b.Title = strings.TrimSpace(string(title))
+	kind, _ := os.ReadFile(filepath.Join(dir, "kind"))
+	b.Kind = strings.TrimSpace(string(kind))
+	if st, err := os.ReadFile(filepath.Join(dir, "status")); err == nil && strings.TrimSpace(string(st)) != "" {
+		b.Status = strings.TrimSpace(string(st))
+	}
+	occ, err := readKeyed(filepath.Join(dir, "occurrences.tsv"))
+	if err != nil {
+		return b, err
+	}
+	jdks, walkers, workloads := set{}, set{}, set{}
+	for _, o := range occ {
+		b.Count++
+		if len(o) < 6 {
+			continue
+		}
+		at := millis(o[1])
+		if b.FirstSeen.IsZero() || at.Before(b.FirstSeen) {
+			b.FirstSeen = at
+		}
+		if at.After(b.LastSeen) {
+			b.LastSeen = at
+		}
+		jdks.add(o[3])
+		for _, w := range strings.Split(o[4], ",") {
+			walkers.add(w)
+		}
+		workloads.add(o[5])
+	}
+	b.JDKs, b.Walkers, b.Workloads = jdks.sorted(), walkers.sorted(), workloads.sorted()
+	reps, err := readKeyed(filepath.Join(dir, "replays.tsv"))
+	if err != nil {
+		return b, err
+	}
+	for _, r := range reps {
+		b.Replays++
+		if len(r) > 2 && r[2] == "1" {
+			b.Reproduced++
+		}
+		if at := millis(r[1]); at.After(b.LastReplay) {
+			b.LastReplay = at
+		}
+	}
+	eps, _ := os.ReadDir(filepath.Join(dir, "episodes"))
+	for _, e := range eps {
+		if s, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+			b.Seeds = append(b.Seeds, s)
+		}
+	}
+	return b, nil
+}
+
+// summarise rewrites bucket.json for people browsing the corpus; the caller holds the lock.
+func (d *Dir) summarise(dir string) error {
+	b, err := load(dir)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.MarshalIndent(b, "", "  ")
+	return writeAtomic(filepath.Join(dir, "bucket.json"), append(raw, '\n'))
+}
+
+func millis(s string) time.Time {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return time.UnixMilli(n).UTC()
+}
+
+type set map[string]bool
+
+func (s set) add(v string) {
+	if v != "" {
+		s[v] = true
+	}
+}
+
+func (s set) sorted() []string {
+	out := make([]string, 0, len(s))
+	for v := range s {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,127 @@
+package nightly
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Time      float64     `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr"`
+	Cases     []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      float64       `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitFailure `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit writes the night as JUnit XML: one test case per walker x workload x JDK (its crashes,
+// hangs and share regression as the failure) and one per corpus replay.
+func (v *Verdict) JUnit(w io.Writer) error {
+	stamp := v.Night.Started.Format("2006-01-02T15:04:05")
+	cells := junitSuite{Name: "walkfuzz.nightly.cells", Timestamp: stamp}
+	regressed := map[store.CellKey]Regression{}
+	for _, g := range v.Regressions {
+		regressed[g.CellKey] = g
+	}
+	for _, c := range v.Night.Cells {
+		tc := junitCase{Name: c.String(), Classname: "walkfuzz.nightly." + c.Walker,
+			SystemOut: fmt.Sprintf("%d runs, %d walks, complete-trace share %.2f%%", c.Runs, c.Walks, 100*c.Complete())}
+		var problems []string
+		for _, r := range v.runs {
+			if r.Finding() && r.Workload == c.Workload && store.JDKRelease(r.JDK) == c.JDK && contains(r.Walkers, c.Walker) {
+				problems = append(problems, fmt.Sprintf("%s (bucket %s): seed %s, run %s/%d", r.FindingTitle, r.Bucket, r.Seed, r.Campaign, r.Index))
+			}
+			if r.Workload == c.Workload && store.JDKRelease(r.JDK) == c.JDK && contains(r.Walkers, c.Walker) {
+				tc.Time += float64(r.WallMs) / 1000
+			}
+		}
+		msg := ""
+		if len(problems) > 0 {
+			msg = fmt.Sprintf("%d crash(es), %d hang(s)", c.Crashes, c.Hangs)
+		}
+		if g, ok := regressed[c.CellKey]; ok {
+			problems = append(problems, fmt.Sprintf("complete-trace share fell from %.1f%% to %.1f%%", 100*g.Before, 100*g.After))
+			msg = strings.TrimPrefix(msg+"; complete-trace share regressed", "; ")
+		}
+		if len(problems) > 0 {
+			tc.Failure = &junitFailure{Message: msg, Type: "walkfuzz.finding", Text: strings.Join(problems, "\n")}
+			cells.Failures++
+		}
+		cells.Time += tc.Time
+		cells.Cases = append(cells.Cases, tc)
+	}
+	cells.Tests = len(cells.Cases)
+
+	replays := junitSuite{Name: "walkfuzz.nightly.corpus", Timestamp: stamp}
+	reps := append([]store.Replay(nil), v.Night.Replays...)
+	sort.Slice(reps, func(i, j int) bool { return reps[i].Bucket < reps[j].Bucket })
+	for _, r := range reps {
+		tc := junitCase{Name: "replay " + r.Bucket, Classname: "walkfuzz.nightly.corpus",
+			SystemOut: fmt.Sprintf("%s: reproduced %d of %d, status %s", r.Title, r.Reproduced, r.Attempts, r.Status)}
+		switch {
+		case r.Failed:
+			tc.Failure = &junitFailure{Message: fmt.Sprintf("still crashes or hangs: %d of %d replays", r.Findings, r.Attempts),
+				Type: "walkfuzz.replay", Text: r.Title + "\n" + r.Note}
+			replays.Failures++
+		case r.Attempts == 0:
+			tc.Skipped = &junitFailure{Message: r.Note}
+			replays.Skipped++
+		case r.Findings > 0:
+			tc.Skipped = &junitFailure{Message: "reproduces, marked known"}
+			replays.Skipped++
+		}
+		replays.Cases = append(replays.Cases, tc)
+	}
+	replays.Tests = len(replays.Cases)
+
+	all := junitSuites{Name: "walkfuzz nightly " + v.Night.ID, Suites: []junitSuite{cells, replays},
+		Tests: cells.Tests + replays.Tests, Failures: cells.Failures + replays.Failures}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,171 @@
+package nightly
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
+	"github.com/walkfuzz/walkfuzz/harness/corpus"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+// walker is a scripted executor standing in for a JVM and a walker under test: share sets
+// the complete-trace share per "walker/workload", crashes decides which episodes crash.
+type walker struct {
+	share   map[string]float64
+	crashes func(e episode.Episode) bool
+}
+
+func (w walker) Run(ctx context.Context, e episode.Episode, j jdk.JDK, dir string) (*results.Results, error) {
+	const walks = 5000
+	r := &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e, RunDir: dir,
+		JDK: results.JDK{Version: j.Version}, Outcome: results.OK, Classes: map[string]map[string]uint64{},
+		Signals: results.Signals{Requested: walks, Delivered: walks, Walked: walks}, WallMs: 1000, StartupMs: 200}
+	for _, name := range e.Walkers {
+		share, ok := w.share[name+"/"+e.Workload]
+		if !ok {
+			share = 0.95
+		}
+		okWalks := uint64(share * walks)
+		r.Classes[name] = map[string]uint64{"ok": okWalks, "error:unknown_Java": walks - okWalks}
+	}
+	if w.crashes != nil && w.crashes(e) {
+		r.Outcome = results.Crash
+		r.Crash = &results.Finding{Title: "SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace", Bucket: "segv-sender"}
+	}
+	return r, nil
+}
+
+type night struct {
+	t     *testing.T
+	dir   string
+	st    *store.Store
+	corp  *corpus.Dir
+	clock time.Time
+}
+
+func (n *night) run(x campaign.Executor) (*Verdict, string) {
+	n.t.Helper()
+	n.clock = n.clock.Add(24 * time.Hour)
+	at := n.clock
+	cfg := Config{
+		Spec: campaign.Spec{Walkers: [][]string{{"asgct"}}, Workloads: []string{"recursion", "deopt"}, JDKs: []string{"17"}, Episodes: 12},
+		Options: campaign.Options{Jobs: 2, RunsDir: filepath.Join(n.dir, "runs"),
+			ResolveJDK: func(string) (jdk.JDK, error) { return jdk.JDK{Version: "17.0.15", Major: 17}, nil }},
+		Replays: 2, Clock: func() time.Time { return at },
+	}
+	v, err := Run(context.Background(), n.st, n.corp, x, cfg)
+	require.NoError(n.t, err)
+	var out bytes.Buffer
+	v.Write(&out)
+	return v, out.String()
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+func TestNightlyVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "walkfuzz.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	corp, err := corpus.Open(filepath.Join(dir, "corpus"))
+	require.NoError(t, err)
+	n := &night{t: t, dir: dir, st: st, corp: corp, clock: time.Date(2025, 6, 1, 2, 0, 0, 0, time.UTC)}
+	good := walker{}
+
+	v, out := n.run(good)
+	assert.True(t, v.Pass(), out)
+	assert.Equal(t, "PASS: no new crash or hang bucket, no failing corpus replay; first night: no baseline to compare shares with", firstLine(out))
+
+	v, out = n.run(good)
+	assert.True(t, v.Pass(), out)
+	assert.Contains(t, firstLine(out), "no complete-trace share fell by more than 5.0 points since night-20250602")
+
+	// The planted regression: asgct completes 8 points fewer traces on deopt.
+	v, out = n.run(walker{share: map[string]float64{"asgct/deopt": 0.87}})
+	assert.False(t, v.Pass())
+	assert.Equal(t, "FAIL: 1 reason(s)", firstLine(out))
+	assert.Contains(t, strings.Split(out, "\n")[1], "regression: asgct on deopt, JDK 17: complete-trace share 95.0% -> 87.0% (down 8.0 points")
+	require.Len(t, v.Regressions, 1)
+
+	// A fall within the threshold is noise.
+	v, out = n.run(walker{share: map[string]float64{"asgct/deopt": 0.92}})
+	assert.True(t, v.Pass(), out)
+
+	// A new crash bucket fails the night and lands in the corpus.
+	crashy := walker{crashes: func(e episode.Episode) bool { return e.Workload == "recursion" }}
+	v, out = n.run(crashy)
+	assert.False(t, v.Pass())
+	assert.Contains(t, strings.Split(out, "\n")[1], "new crash bucket segv-sender: SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace")
+	assert.Contains(t, out, "reproduce: walkfuzz run --episode "+filepath.Join(dir, "corpus", "segv-sender", "episodes"))
+	var junit bytes.Buffer
+	require.NoError(t, v.JUnit(&junit))
+	var parsed junitSuites
+	require.NoError(t, xml.Unmarshal(junit.Bytes(), &parsed))
+	assert.Equal(t, 2, parsed.Suites[0].Tests, "asgct x {recursion, deopt} x JDK 17")
+	assert.Equal(t, 1, parsed.Suites[0].Failures)
+	assert.Contains(t, junit.String(), `name="asgct/recursion/jdk17"`)
+	assert.Contains(t, junit.String(), "<failure message=")
+
+	// The bucket still crashes when replayed: the corpus replay fails the night, though
+	// fuzzing found nothing new.
+	v, out = n.run(crashy)
+	assert.False(t, v.Pass())
+	assert.Empty(t, v.NewBuckets)
+	assert.Contains(t, strings.Split(out, "\n")[1], "corpus replay failed: bucket segv-sender")
+	b, err := corp.Get("segv-sender")
+	require.NoError(t, err)
+	assert.Equal(t, 2, b.Replays)
+	assert.Equal(t, 1.0, b.ReproRate())
+
+	// Marked known, the reproducing replay is reported, not failed.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "corpus", "segv-sender", "status"), []byte("known\n"), 0o644))
+	v, out = n.run(crashy)
+	assert.True(t, v.Pass(), out)
+	assert.Contains(t, out, "reproduced (known)")
+
+	// Fixed: the replay no longer crashes.
+	v, out = n.run(good)
+	assert.True(t, v.Pass(), out)
+	assert.Contains(t, out, "not reproduced")
+
+	nights, err := st.Nights()
+	require.NoError(t, err)
+	require.Len(t, nights, 8)
+	var verdicts []string
+	for _, nt := range nights {
+		verdicts = append(verdicts, nt.Verdict)
+	}
+	assert.Equal(t, []string{"pass", "pass", "fail", "pass", "fail", "fail", "pass", "pass"}, verdicts)
+}
+
+func TestRegressionsNeedEnoughWalksOnBothNights(t *testing.T) {
+	cell := func(ok, walks uint64) store.Cell {
+		return store.Cell{CellKey: store.CellKey{Walker: "asgct", Workload: "gc", JDK: "21"}, Walks: walks,
+			Classes: map[string]uint64{"ok": ok}}
+	}
+	for _, c := range []struct {
+		before, after store.Cell
+		want          int
+	}{
+		{cell(950, 1000), cell(800, 1000), 1},
+		{cell(950, 1000), cell(910, 1000), 0},
+		{cell(950, 1000), cell(80, 100), 0},
+		{cell(95, 100), cell(800, 1000), 0},
+	} {
+		got := Regressions([]store.Cell{c.before}, []store.Cell{c.after}, 0.05, 1000)
+		assert.Len(t, got, c.want, fmt.Sprintf("%v -> %v", c.before.Complete(), c.after.Complete()))
+	}
+}

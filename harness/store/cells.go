@@ -1,0 +1,82 @@
+package store
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+)
+
+// CellKey is the grain at which walkers are compared: one walker on one workload on one
+// JDK feature release.
+type CellKey struct {
+	Walker   string `json:"walker"`
+	Workload string `json:"workload"`
+	JDK      string `json:"jdk"` // feature release, e.g. "17"
+}
+
+func (k CellKey) String() string { return k.Walker + "/" + k.Workload + "/jdk" + k.JDK }
+
+// Cell totals the runs of one CellKey.
+type Cell struct {
+	CellKey
+	Runs      int               `json:"runs"`
+	Walks     uint64            `json:"walks"`
+	Classes   map[string]uint64 `json:"classes"`
+	Crashes   int               `json:"crashes"`
+	Hangs     int               `json:"hangs"`
+	Requested uint64            `json:"requested"`
+	Delivered uint64            `json:"delivered"`
+}
+
+// Complete is the complete-trace share: walks classed ok over all walks.
+func (c *Cell) Complete() float64 {
+	if c.Walks == 0 {
+		return 0
+	}
+	return float64(c.Classes["ok"]) / float64(c.Walks)
+}
+
+// JDKRelease is the feature release a run's full JDK version belongs to.
+func JDKRelease(version string) string {
+	if m := jdk.Major(version); m > 0 {
+		return strconv.Itoa(m)
+	}
+	return "?"
+}
+
+// Cells totals runs per walker x workload x JDK, sorted by key. A crash or hang counts
+// against every walker of its run: the JVM cannot say which one's walk it was in.
+func Cells(runs []Run) []Cell {
+	byKey := map[CellKey]*Cell{}
+	for i := range runs {
+		r := &runs[i]
+		for _, w := range r.Walkers {
+			k := CellKey{Walker: w, Workload: r.Workload, JDK: JDKRelease(r.JDK)}
+			c := byKey[k]
+			if c == nil {
+				c = &Cell{CellKey: k, Classes: map[string]uint64{}}
+				byKey[k] = c
+			}
+			c.Runs++
+			for class, n := range r.Classes[w] {
+				c.Classes[class] += n
+				c.Walks += n
+			}
+			switch r.FindingKind {
+			case "crash":
+				c.Crashes++
+			case "hang":
+				c.Hangs++
+			}
+			c.Requested += r.Signals.Requested
+			c.Delivered += r.Signals.Delivered
+		}
+	}
+	out := make([]Cell, 0, len(byKey))
+	for _, c := range byKey {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].CellKey.String() < out[b].CellKey.String() })
+	return out
+}
