@@ -1,0 +1,136 @@
+package ebpf
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Kind says how a frame was named.
+type Kind uint8
+
+const (
+	Unresolved  Kind = iota // no mapping, or anonymous memory the perf map does not cover
+	ModuleOnly              // inside a file mapping whose ELF has no symbol there
+	Native                  // an ELF function symbol (libjvm, libc, ...)
+	JIT                     // a compiled Java method, from the perf map
+	Interpreter             // the template interpreter: an interpreted Java frame, method unknown
+	Stub                    // another VM blob from the perf map: stubs, adapters, runtime blobs
+)
+
+var kindNames = [...]string{"unresolved", "module", "native", "jit", "interpreter", "stub"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Frame is one named address.
+type Frame struct {
+	PC     uint64
+	Kind   Kind
+	Name   string // method, blob or symbol; "" when unresolved
+	Module string // file of a native frame
+}
+
+func (f Frame) String() string {
+	switch f.Kind {
+	case Unresolved:
+		return fmt.Sprintf("[unresolved %#x]", f.PC)
+	case ModuleOnly:
+		return fmt.Sprintf("%s+%#x", filepath.Base(f.Module), f.PC)
+	case Native:
+		return f.Name + " (" + filepath.Base(f.Module) + ")"
+	}
+	return f.Name
+}
+
+// Symbolizer names the addresses of one process: JIT code from its perf map, native code
+// from its mappings and their ELF symbols. It is a snapshot: take it after the last
+// sample and before the process exits.
+type Symbolizer struct {
+	maps    []mapping
+	perfMap *PerfMap
+	elfErrs map[string]error
+}
+
+// NewSymbolizer snapshots /proc/<pid>/maps and reads the perf map at perfMap ("" means
+// /tmp/perf-<pid>.map; a missing map leaves JIT frames unresolved).
+func NewSymbolizer(pid int, perfMap string) (*Symbolizer, error) {
+	ms, err := readMaps(pid)
+	if err != nil {
+		return nil, fmt.Errorf("symbolizer: %w", err)
+	}
+	if len(ms) == 0 { // a zombie's maps read empty
+		return nil, fmt.Errorf("symbolizer: process %d has no mappings: it exited before the snapshot", pid)
+	}
+	if perfMap == "" {
+		perfMap = PerfMapPath(pid)
+	}
+	pm, err := ReadPerfMap(perfMap)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("symbolizer: %w", err)
+	}
+	return newSymbolizer(ms, pm), nil
+}
+
+func newSymbolizer(ms []mapping, pm *PerfMap) *Symbolizer {
+	return &Symbolizer{maps: ms, perfMap: pm, elfErrs: map[string]error{}}
+}
+
+// PerfMapPath is where HotSpot writes a process's perf map.
+func PerfMapPath(pid int) string { return fmt.Sprintf("/tmp/perf-%d.map", pid) }
+
+// DumpPerfMap asks a running JVM to write its perf map now (jcmd Compiler.perfmap, JDK
+// 17+). It writes PerfMapPath as the JVM sees its own pid.
+func DumpPerfMap(javaHome string, pid int) error {
+	out, err := exec.Command(filepath.Join(javaHome, "bin", "jcmd"), strconv.Itoa(pid), "Compiler.perfmap").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Command executed successfully") {
+		return fmt.Errorf("jcmd %d Compiler.perfmap: %v: %s", pid, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// Symbolize names pc. Return addresses point after their call, which may be the first
+// byte of the next function, so callers pass pc-1 for every frame but the first.
+func (s *Symbolizer) Symbolize(pc uint64) Frame {
+	f := Frame{PC: pc}
+	if e, ok := s.perfMap.Lookup(pc); ok {
+		f.Name = e.Name
+		switch {
+		case e.Name == interpreterBlob:
+			f.Kind = Interpreter
+		case isJavaMethod(e.Name):
+			f.Kind = JIT
+		default:
+			f.Kind = Stub
+		}
+		return f
+	}
+	m := findMapping(s.maps, pc)
+	if m == nil || m.Path == "" || strings.HasPrefix(m.Path, "[") {
+		return f
+	}
+	f.Module, f.Kind = m.Path, ModuleOnly
+	syms, err := s.elf(m.Path)
+	if err != nil {
+		return f
+	}
+	if addr, ok := syms.addr(pc - m.Start + m.Offset); ok {
+		if sym, ok := syms.lookup(addr); ok {
+			f.Kind, f.Name = Native, sym.Name
+		}
+	}
+	return f
+}
+
+func (s *Symbolizer) elf(path string) (*elfSymbols, error) {
+	if err, failed := s.elfErrs[path]; failed {
+		return nil, err
+	}
+	syms, err := loadELF(path)
+	if err != nil {
+		s.elfErrs[path] = err
+	}
+	return syms, err
+}

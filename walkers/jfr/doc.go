@@ -1,0 +1,7 @@
+// Package jfr is the jfr walker: the JVM's own Flight Recorder samples the workload
+// (jdk.ExecutionSample on every JDK, jdk.CPUTimeSample on JDK 25+), and the recording is
+// read back through the JDK's `jfr print --json` and classified like every other walk.
+//
+// The runner's sequence: Options adds the recording flags to the JVM's command line,
+// the JVM runs and exits (the recording is dumped at exit), then Parse reads it.
+package jfr
