@@ -604,7 +604,7 @@ static uintptr_t pcs_end(uintptr_t nm) {
 
 #ifdef VS_DEBUG
 /* Test builds only: what the last walk on this thread started from. */
-__thread struct vs_debug { int state, end, deopt, scope_fail, frozen; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
+__thread struct vs_debug { int state, end, deopt, scope_fail, frozen; uint64_t entries; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
     __attribute__((tls_model("initial-exec")));
 #define DBG(x) (x)
 static inline int vs_dbg_frozen(void) { return vs_dbg.frozen; }
@@ -875,7 +875,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
     int st = w->state;
     int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
     DBG((vs_dbg.state = st, vs_dbg.a_sp = w->a_sp, vs_dbg.a_pc = w->a_pc, vs_dbg.a_fp = w->a_fp,
-         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0, vs_dbg.scope_fail = 0, vs_dbg.scope_off = 0, vs_dbg.frozen = 0, vs_dbg.stub = 0));
+         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0, vs_dbg.scope_fail = 0, vs_dbg.scope_off = 0, vs_dbg.frozen = 0, vs_dbg.stub = 0, vs_dbg.entries = 0));
     int native_hops = 0;
     for (int steps = 0; steps < 4 * w->max + 64; steps++) {
         if (w->n >= w->max) return w->n;
@@ -894,6 +894,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             }
             if (!in_stack(w, sp) || sp <= f.sp) return brk(w, VS_BREAK_ENTRY);
             uintptr_t pc = rdp(ja + (uintptr_t)C.jfa_pc.off);
+            DBG(vs_dbg.entries |= w->n < 64 ? 1ULL << w->n : 0);
             f.fp = rdp(ja + (uintptr_t)C.jfa_fp.off);
             f.sp = f.usp = sp;
             f.pc = pc ? pc : rdp(sp - 8);

@@ -31,7 +31,7 @@
 #include "wf_walker.h"
 #include "../vmstructs.h"
 
-extern __thread struct vs_debug { int state, end, deopt, scope_fail, frozen; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
+extern __thread struct vs_debug { int state, end, deopt, scope_fail, frozen; uint64_t entries; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
     __attribute__((tls_model("initial-exec")));
 
 extern const struct wf_walker wf_vmstructs_walker;
@@ -88,7 +88,8 @@ static void (*asgct)(ASGCT_CallTrace *, jint, void *);
 
 static jvmtiEnv *jvmti;
 static int depth = 2048, interval_us = 1000, use_cpu_clock, garbage_every, dump_max = 10;
-static char dump_kind[32] = "differ"; /* differ | failed | prefix | all */
+static char dump_kind[32] = "differ";
+static int show_only; /* differ | failed | prefix | all */
 static char out_path[1024];
 static volatile int stopping, sampling;
 static char java_version[64];
@@ -124,7 +125,7 @@ static struct dump {
 static volatile int ndumps;
 static const char *stub_names[64];
 #define MAXONLY 4096
-static struct { int n; struct wf_frame f[DUMPFR]; } only[MAXONLY];
+static struct { int n; uint64_t entries; struct wf_frame f[DUMPFR]; } only[MAXONLY];
 static volatile int nonly;
 static long stub_counts[64];
 
@@ -278,6 +279,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
         int k = __atomic_fetch_add(&nonly, 1, __ATOMIC_RELAXED);
         if (k < MAXONLY) {
             only[k].n = b;
+            only[k].entries = vs_dbg.entries;
             for (int i = 0; i < DUMPFR && i < b; i++) only[k].f[i] = t->b[i];
         }
     }
@@ -431,12 +433,25 @@ static int at_invoke(jmethodID m, int bci) {
     return op >= 0xb6 && op <= 0xba; /* invokevirtual .. invokedynamic */
 }
 
-/* A trace is "consistent" if every caller frame (index >= 1, non-native) is at an invoke. */
-static int consistent(const struct wf_frame *f, int n) {
+static int is_clinit(jmethodID m) {
+    char *mn = NULL;
+    if (!m || ((uint64_t)(uintptr_t)m & VS_RAW_METHOD_BIT)) return 0;
+    if ((*jvmti)->GetMethodName(jvmti, m, &mn, NULL, NULL) != JVMTI_ERROR_NONE || !mn) return 0;
+    int r = !strcmp(mn, "<clinit>");
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)mn);
+    return r;
+}
+
+/* A trace is "consistent" if every caller frame (index >= 1, non-native) is at an invoke,
+ * except below a <clinit>, which the VM calls from new/getstatic/putstatic/invokestatic. */
+static int consistent(const struct wf_frame *f, int n, uint64_t entries) {
     if (n > DUMPFR) n = DUMPFR;
     for (int i = 1; i < n; i++) {
         if (f[i].bci == -3) continue;
-        if (at_invoke((jmethodID)(uintptr_t)f[i].method, f[i].bci) == 0) return 0;
+        if (entries & (1ULL << i)) continue; /* called by the VM through an entry frame */
+        if (at_invoke((jmethodID)(uintptr_t)f[i].method, f[i].bci) == 0 &&
+            !is_clinit((jmethodID)(uintptr_t)f[i - 1].method))
+            return 0;
     }
     return 1;
 }
@@ -484,7 +499,25 @@ static void report(void) {
     }
     {
         int no2 = nonly < MAXONLY ? nonly : MAXONLY, okc = 0;
-        for (int k = 0; k < no2; k++) okc += consistent(only[k].f, only[k].n);
+        int shown = 0;
+        for (int k = 0; k < no2; k++) {
+            int c = consistent(only[k].f, only[k].n, only[k].entries);
+            okc += c;
+            int dup = 0;
+            for (int q = 0; q < k && !c; q++)
+                if (only[q].n > 1 && only[k].n > 1 && only[q].f[1].method == only[k].f[1].method &&
+                    only[q].f[1].bci == only[k].f[1].bci && only[q].f[0].method == only[k].f[0].method) { dup = 1; break; }
+            if (!c && !dup && shown < show_only) {
+                shown++;
+                fprintf(stderr, "--- inconsistent ours-only trace %d (%d frames)\n", k, only[k].n);
+                for (int i = 0; i < only[k].n && i < DUMPFR; i++) {
+                    char bn[256];
+                    name_of((jmethodID)(uintptr_t)only[k].f[i].method, bn, sizeof bn);
+                    int inv = i ? at_invoke((jmethodID)(uintptr_t)only[k].f[i].method, only[k].f[i].bci) : 1;
+                    fprintf(stderr, "  %2d %c %-70.70s %5d t%u\n", i, inv == 0 ? '!' : ' ', bn, only[k].f[i].bci, only[k].f[i].type);
+                }
+            }
+        }
         fprintf(stderr, "ours-only traces: %ld, ending at the thread root: %ld (%.2f%%); consistent (caller bci at an invoke, first %d frames) in %d of %d checked\n",
                 S.ours_only_ok, S.ours_only_root, pct(S.ours_only_root, S.ours_only_ok), DUMPFR, okc, no2);
         if (out_path[0]) {
@@ -497,7 +530,7 @@ static void report(void) {
     if (!strcmp(dump_kind, "differ")) {
         long a_bad = 0, b_bad = 0, both_bad = 0, both_ok = 0;
         for (int k = 0; k < nd; k++) {
-            int ca = consistent(dumps[k].a, dumps[k].a_n), cb = consistent(dumps[k].b, dumps[k].b_n);
+            int ca = consistent(dumps[k].a, dumps[k].a_n, dumps[k].dbg.entries), cb = consistent(dumps[k].b, dumps[k].b_n, dumps[k].dbg.entries);
             if (!ca && cb) a_bad++;
             else if (ca && !cb) b_bad++;
             else if (!ca && !cb) both_bad++;
@@ -516,7 +549,7 @@ static void report(void) {
     int order[MAXDUMP], no = 0;
     for (int pass = 0; pass < 3; pass++)
         for (int k = 0; k < nd; k++) {
-            int ca = consistent(dumps[k].a, dumps[k].a_n), cb = consistent(dumps[k].b, dumps[k].b_n);
+            int ca = consistent(dumps[k].a, dumps[k].a_n, dumps[k].dbg.entries), cb = consistent(dumps[k].b, dumps[k].b_n, dumps[k].dbg.entries);
             int cls = !cb ? 0 : ca ? 1 : 2;
             if (cls == pass) order[no++] = k;
         }
@@ -570,6 +603,7 @@ static void parse(char *opts) {
         else if (!strcmp(kv, "clock")) use_cpu_clock = !strcmp(v, "cpu");
         else if (!strcmp(kv, "garbage")) garbage_every = atoi(v);
         else if (!strcmp(kv, "dump")) dump_max = atoi(v);
+        else if (!strcmp(kv, "showonly")) show_only = atoi(v);
         else if (!strcmp(kv, "dumpkind")) snprintf(dump_kind, sizeof dump_kind, "%s", v);
         else if (!strcmp(kv, "out")) snprintf(out_path, sizeof out_path, "%s", v);
     }
