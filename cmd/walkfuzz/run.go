@@ -20,7 +20,7 @@ import (
 )
 
 // KnownWalkers are the walker names `--walker` accepts (plus plugin:PATH).
-var KnownWalkers = []string{"asgct", "vmstructs", "jvmti", "jvmti-emulated"}
+var KnownWalkers = []string{"asgct", "vmstructs", "jvmti", "jvmti-emulated", "ebpf", "jfr"}
 
 type runFlags struct {
 	walkers     string

@@ -32,7 +32,12 @@ func printSummary(out io.Writer, r *results.Results) {
 	if s.Note != "" {
 		fmt.Fprintf(out, "  note: %s\n", s.Note)
 	}
-	for _, w := range r.Walkers {
+	names := make([]string, 0, len(r.Classes))
+	for w := range r.Classes {
+		names = append(names, w)
+	}
+	sort.Slice(names, func(a, b int) bool { return walkerOrder(r.Walkers, names[a]) < walkerOrder(r.Walkers, names[b]) })
+	for _, w := range names {
 		cls := r.Classes[w]
 		var total uint64
 		for _, n := range cls {
@@ -93,4 +98,19 @@ func ns(v uint64) string {
 		return fmt.Sprintf("%.1fus", float64(v)/1e3)
 	}
 	return fmt.Sprintf("%dns", v)
+}
+
+// walkerOrder sorts walkers as the episode listed them; JFR's per-event entries follow jfr,
+// the reference oracle comes last.
+func walkerOrder(ws []string, name string) string {
+	base, _, _ := strings.Cut(name, ":")
+	if strings.HasPrefix(name, "plugin:") {
+		base = name
+	}
+	for i, w := range ws {
+		if w == base {
+			return fmt.Sprintf("%02d%s", i, name)
+		}
+	}
+	return "99" + name
 }

@@ -25,6 +25,7 @@ var vmEntries = []string{
 	"sun/launcher/LauncherHelper.makePlatformString", // likewise, before main() runs
 	"sun/launcher/LauncherHelper.getApplicationClass",
 	"sun/launcher/LauncherHelper.<clinit>",
+	"jdk/jfr/internal/dcmd/AbstractDCmd.execute", // -XX:StartFlightRecording, run by the VM at start-up
 	"java/lang/Thread.exit",                      // JavaThread::exit
 	"java/lang/Thread.dispatchUncaughtException", // JavaThread::exit, uncaught exception
 	"java/lang/Shutdown.shutdown",                // DestroyJavaVM after main returns

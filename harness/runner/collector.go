@@ -195,7 +195,7 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 			res.Unresolved[name] = s.UnresolvedIDs
 		}
 	}
-	for _, w := range res.Walkers {
+	for _, w := range inProcess(res.Walkers) {
 		if _, ok := res.Classes[w]; !ok {
 			res.Classes[w] = map[string]uint64{classify.OK: 0}
 		}

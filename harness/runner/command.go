@@ -39,7 +39,7 @@ func agentConfig(dir string, e *episode.Episode) string {
 	kv("log", filepath.Join(dir, SampleLog))
 	kv("methods", filepath.Join(dir, MethodTable))
 	kv("codes", filepath.Join(dir, CodesFile))
-	kv("walkers", strings.Join(e.Walkers, ","))
+	kv("walkers", strings.Join(inProcess(e.Walkers), ","))
 	kv("mode", e.Signals.Mode)
 	kv("interval_ns", int64(e.Signals.IntervalUs)*1000)
 	kv("jitter_pct", e.Signals.JitterPct)
@@ -68,7 +68,7 @@ func agentConfig(dir string, e *episode.Episode) string {
 func IsApp(name string) bool { return slices.Contains(episode.Apps, name) }
 
 // javaArgs builds the JVM command line (without the java binary).
-func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options) ([]string, error) {
+func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options, extra []string) ([]string, error) {
 	args := []string{
 		"-agentpath:" + art.Agent + "=config=" + filepath.Join(dir, AgentConf),
 		"-XX:ErrorFile=" + filepath.Join(dir, "hs_err_pid%p.log"),
@@ -77,6 +77,7 @@ func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options) 
 		"-Dwalkfuzz.knownstacks=" + filepath.Join(dir, KnownStacks),
 	}
 	args = append(args, e.JVMFlags...)
+	args = append(args, extra...)
 	if len(e.JavaArgs) > 0 {
 		return append(args, e.JavaArgs...), nil
 	}

@@ -31,7 +31,12 @@ func CommandLine(e episode.Episode, j jdk.JDK, dir string, opt Options) (conf, c
 		return "", "", err
 	}
 	abs, _ := filepath.Abs(dir)
-	args, err := javaArgs(abs, &e, art, opt)
+	var out outside
+	extra, err := out.prepare(&e, j, abs)
+	if err != nil {
+		return "", "", err
+	}
+	args, err := javaArgs(abs, &e, art, opt, extra)
 	if err != nil {
 		return "", "", err
 	}

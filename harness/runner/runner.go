@@ -73,7 +73,15 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err != nil {
 		return nil, usage("%v", err)
 	}
-	args, err := javaArgs(dir, &e, art, opt)
+	var out outside
+	extra, err := out.prepare(&e, j, dir)
+	if err != nil {
+		if created {
+			os.RemoveAll(dir)
+		}
+		return nil, usage("%v", err)
+	}
+	args, err := javaArgs(dir, &e, art, opt, extra)
 	if err != nil {
 		if created {
 			os.RemoveAll(dir)
@@ -86,7 +94,7 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		}
 		return nil, usage("cannot prepare run directory %s: %v", dir, err)
 	}
-	return execute(ctx, dir, e, j, args, opt)
+	return execute(ctx, dir, e, j, args, opt, &out)
 }
 
 func containsWalker(ws []string, name string) bool {
@@ -156,7 +164,7 @@ func (p *process) exited() bool {
 	}
 }
 
-func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args []string, opt Options) (*results.Results, error) {
+func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args []string, opt Options, out *outside) (*results.Results, error) {
 	res := &results.Results{
 		Seed:      e.Seed,
 		Walkers:   e.Walkers,
@@ -208,6 +216,7 @@ loop:
 		}
 		col.read(log, false)
 		h := log.Header()
+		out.tick(proc.cmd.Process.Pid, sampling, &e, j, false)
 		if h.AgentState == samplelog.StateSampling && sampling.IsZero() {
 			sampling = time.Now()
 			res.StartupMs = sampling.Sub(began).Milliseconds()
@@ -241,6 +250,9 @@ loop:
 		collectHang(dir, proc)
 	}
 	<-proc.done
+	if out.session != nil && !out.stopped {
+		out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
+	}
 	res.WallMs = time.Since(began).Milliseconds()
 	col.read(log, true)
 	h := log.Header()
@@ -249,6 +261,9 @@ loop:
 		return nil, usage("%s", res.Reason)
 	}
 	col.finish(res, log)
+	jvmOut, _ := os.ReadFile(filepath.Join(dir, Stderr))
+	stdout, _ := os.ReadFile(filepath.Join(dir, Stdout))
+	out.finish(res, dir, j, string(jvmOut)+string(stdout))
 	fillSignals(res, &e, h, log)
 	readWorkloadOutput(res, dir)
 	if err := res.Write(dir); err != nil {

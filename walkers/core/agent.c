@@ -97,10 +97,8 @@ static int setup_walkers(JavaVM *vm, char *err, size_t errlen) {
                  !strncmp(name, "plugin:", 7) ? "plugin:" : "", w->name);
         wf_walkers[wf_nwalkers++] = w;
     }
-    if (!wf_nwalkers) {
-        snprintf(err, errlen, "no walker configured");
-        return -1;
-    }
+    /* No in-process walker (only eBPF or JFR sample this JVM): the agent still keeps the
+     * heartbeat and the method table, and sends no signals. */
     if (wf_cfg.reference_pct) {
         if (wf_nwalkers == WF_LOG_MAX_WALKERS) {
             snprintf(err, errlen, "no room for the reference oracle beside %d walkers", wf_nwalkers);
@@ -209,13 +207,13 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
     for (int i = 0; i < wf_nwalkers; i++)
         if (wf_walkers[i]->vm_init) wf_walkers[i]->vm_init(j, jni);
 
-    if (wf_fault_install() || wf_handler_install()) {
+    if (wf_fault_install() || (wf_nwalkers && wf_handler_install())) {
         fail("cannot install signal handlers");
         return;
     }
     start_service(jni);
     if (wf_safepoint_start(j, jni)) fail("cannot start the safepoint service thread");
-    if (wf_driver_start_sampler()) fail("cannot start the sampler thread");
+    if (wf_nwalkers && wf_driver_start_sampler()) fail("cannot start the sampler thread");
     char name[WF_LOG_THREAD_NAME];
     wf_threads_register(jni, th, thread_name(jni, th, name, sizeof name));
     if (__atomic_load_n(&wf_hdr->agent_state, __ATOMIC_ACQUIRE) != WF_STATE_FAILED)

@@ -49,7 +49,7 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
 
     wf_self = t;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
+    if (wf_nwalkers && wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
     return t;
 }
 

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
+	"github.com/walkfuzz/walkfuzz/harness/campaign/jvmexec"
+	"github.com/walkfuzz/walkfuzz/harness/corpus"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+// campaignFlags are the flags `fuzz` and `nightly` share.
+type campaignFlags struct {
+	budget      time.Duration
+	jobs        int
+	walkers     string
+	workloads   string
+	jdks        string
+	store       string
+	corpus      string
+	runsDir     string
+	durationCap time.Duration
+	hangTimeout time.Duration
+	keepRuns    bool
+}
+
+func (f *campaignFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.DurationVar(&f.budget, "budget", 30*time.Minute, "wall time for fuzzing; no episode starts that cannot finish within it")
+	fl.IntVarP(&f.jobs, "jobs", "j", 0, "parallel JVMs (default: bounded by cores and available memory at 1 GiB per JVM)")
+	fl.StringVar(&f.walkers, "walkers", "asgct", "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(KnownWalkers, ", ")+", plugin:PATH")
+	fl.StringVar(&f.workloads, "workloads", "", "workloads to choose from, comma-separated (default: every built-in one)")
+	fl.StringVar(&f.jdks, "jdks", "", "JDKs to choose from, comma-separated major versions or JAVA_HOMEs (default: the newest LTS found)")
+	fl.StringVar(&f.store, "store", store.DefaultPath, "run history database")
+	fl.StringVar(&f.corpus, "corpus", "corpus", "findings directory (one folder per crash or hang bucket)")
+	fl.StringVar(&f.runsDir, "runs-dir", "results/campaigns", "where run directories go (<dir>/<campaign>/<index>-<seed>)")
+	fl.DurationVar(&f.durationCap, "duration-cap", 0, "cap each episode's seeded duration (5-20s) to get more episodes per hour")
+	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
+	fl.BoolVar(&f.keepRuns, "keep-runs", false, "keep every run directory (default: only those of crashes, hangs and harness errors)")
+}
+
+// spec builds the campaign's spec from the flags, checking every name.
+func (f *campaignFlags) spec() (campaign.Spec, error) {
+	var s campaign.Spec
+	for _, set := range splitList(f.walkers) {
+		ws := strings.Split(set, "+")
+		for _, w := range ws {
+			if !slices.Contains(KnownWalkers, w) && !strings.HasPrefix(w, "plugin:") {
+				return s, usageErr("unknown walker %q in --walkers: use %s, or plugin:PATH", w, strings.Join(KnownWalkers, ", "))
+			}
+		}
+		s.Walkers = append(s.Walkers, ws)
+	}
+	for _, w := range splitList(f.workloads) {
+		if !slices.Contains(episode.Builtin, w) && !slices.Contains(episode.Apps, w) {
+			return s, usageErr("unknown workload %q in --workloads: use %s", w, strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", "))
+		}
+		s.Workloads = append(s.Workloads, w)
+	}
+	s.JDKs = splitList(f.jdks)
+	s.DurationCap = int(f.durationCap / time.Millisecond)
+	if f.durationCap != 0 && s.DurationCap < 1000 {
+		return s, usageErr("--duration-cap %s is too short: give 1s or more", f.durationCap)
+	}
+	return s, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// options resolves the JDKs the spec names (failing early on a missing one) and sizes the pool.
+func (f *campaignFlags) options(spec campaign.Spec, w io.Writer) (campaign.Options, error) {
+	resolve := campaign.Resolver(jdk.Discover())
+	specs := spec.JDKs
+	if len(specs) == 0 {
+		specs = []string{""}
+	}
+	for _, s := range specs {
+		j, err := resolve(s)
+		if err != nil {
+			return campaign.Options{}, usageErr("%v", err)
+		}
+		fmt.Fprintf(w, "walkfuzz: JDK %q is %s at %s\n", s, j.Version, j.Path)
+	}
+	jobs, note := campaign.DefaultJobs()
+	switch {
+	case f.jobs <= 0:
+		fmt.Fprintf(w, "walkfuzz: %d parallel JVMs (%s)\n", jobs, note)
+	case f.jobs > jobs:
+		fmt.Fprintf(w, "walkfuzz: warning: -j %d exceeds what this machine holds (%d: %s); signal fidelity will suffer\n", f.jobs, jobs, note)
+		jobs = f.jobs
+	default:
+		jobs = f.jobs
+	}
+	return campaign.Options{Budget: f.budget, Jobs: jobs, RunsDir: f.runsDir, KeepRuns: f.keepRuns, ResolveJDK: resolve}, nil
+}
+
+func (f *campaignFlags) open() (*store.Store, *corpus.Dir, error) {
+	st, err := store.Open(f.store)
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	corp, err := corpus.Open(f.corpus)
+	if err != nil {
+		st.Close()
+		return nil, nil, usageErr("%v", err)
+	}
+	return st, corp, nil
+}
+
+func randomSeed() episode.Seed {
+	var b [8]byte
+	rand.Read(b[:])
+	return episode.Seed(binary.LittleEndian.Uint64(b[:]))
+}
+
+func interactive(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// campaignErr maps a campaign's error to an exit: interruption 130, everything else is
+// usage or setup (2).
+func campaignErr(err error) error {
+	var ue *runner.UsageError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &exitError{130, err.Error()}
+	case errors.As(err, &ue):
+		return &exitError{2, ue.Msg}
+	}
+	return &exitError{2, err.Error()}
+}
+
+func fuzzCmd() *cobra.Command {
+	var f campaignFlags
+	var seedBase, shard, campaignID string
+	var resume bool
+	var episodes int64
+	c := &cobra.Command{
+		Use:   "fuzz",
+		Short: "Run a campaign of seeded episodes in parallel into the run history and the corpus",
+		Long: `fuzz runs seeded episodes (index i runs the seed derived from --seed-base and i) on real
+JVMs in parallel until the budget or --episodes is spent. Every finished run is written to the
+store as it ends; crashes and hangs are filed in the corpus. Ctrl-C or a kill loses no finished
+run: --resume continues the campaign, skipping the indices already stored. --shard i/n runs only
+the indices congruent to i mod n, so n machines with the same flags split one campaign; merge
+their stores and corpora with walkfuzz merge.
+
+Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 interrupted.`,
+		Example: `  walkfuzz fuzz --budget 30m
+  walkfuzz fuzz --budget 2h --walkers asgct,vmstructs,asgct+vmstructs --workloads recursion,deopt --jdks 17,25
+  walkfuzz fuzz --seed-base 0x2025 --episodes 400 --shard 1/4 --store shard1.db --corpus corpus-shard1
+  walkfuzz fuzz --resume`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, err := f.spec()
+			if err != nil {
+				return err
+			}
+			if seedBase != "" {
+				if spec.SeedBase, err = episode.ParseSeed(seedBase); err != nil {
+					return usageErr("--seed-base: %v", err)
+				}
+			} else if !resume {
+				spec.SeedBase = randomSeed()
+			}
+			var sh campaign.Shard
+			if shard != "" {
+				if sh, err = campaign.ParseShard(shard); err != nil {
+					return usageErr("%v", err)
+				}
+			}
+			st, corp, err := f.open()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if resume {
+				if spec, err = resumable(st, campaignID, seedBase != "", spec); err != nil {
+					return err
+				}
+			}
+			if cmd.Flags().Changed("episodes") || !resume {
+				spec.Episodes = episodes
+			}
+			opt, err := f.options(spec, os.Stderr)
+			if err != nil {
+				return err
+			}
+			opt.Shard, opt.Resume = sh, resume
+			if !cmd.Flags().Changed("budget") && spec.Episodes > 0 {
+				opt.Budget = 0 // --episodes alone: run them all
+			}
+			return fuzz(spec, opt, st, corp, f)
+		},
+	}
+	f.register(c)
+	fl := c.Flags()
+	fl.StringVar(&seedBase, "seed-base", "", "campaign seed (hex); the same seed base and flags are the same campaign on any machine (default: random)")
+	fl.StringVar(&shard, "shard", "", "run shard i/n of the campaign: the indices congruent to i mod n")
+	fl.BoolVar(&resume, "resume", false, "continue a campaign: --campaign ID, the one --seed-base and the flags name, or the newest in the store")
+	fl.StringVar(&campaignID, "campaign", "", "with --resume: the campaign id to continue")
+	fl.Int64Var(&episodes, "episodes", 0, "campaign size in episodes, over all shards (default: until the budget runs out)")
+	return c
+}
+
+// resumable finds the campaign to resume and its stored spec.
+func resumable(st *store.Store, id string, fromFlags bool, flags campaign.Spec) (campaign.Spec, error) {
+	switch {
+	case id != "":
+	case fromFlags:
+		id = flags.ID()
+	default:
+		cs, err := st.Campaigns(store.KindFuzz)
+		if err != nil {
+			return flags, usageErr("%v", err)
+		}
+		if len(cs) == 0 {
+			return flags, usageErr("nothing to resume: %s holds no campaign", st.Path())
+		}
+		id = cs[0].ID
+	}
+	c, err := st.GetCampaign(id)
+	if err != nil {
+		return flags, usageErr("cannot resume: %v in %s", err, st.Path())
+	}
+	spec, err := campaign.ParseSpec(c)
+	if err != nil {
+		return flags, usageErr("campaign %s has an unreadable spec: %v", id, err)
+	}
+	fmt.Fprintf(os.Stderr, "walkfuzz: resuming campaign %s (seed base %s, created %s); its own walkers, workloads and JDKs apply\n",
+		c.ID, c.SeedBase, c.Created.Format(time.RFC3339))
+	return spec, nil
+}
+
+func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpus.Dir, f campaignFlags) error {
+	done, err := st.DoneIndices(spec.ID())
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	var planned int64
+	for i := opt.Shard.I; spec.Episodes > 0 && i < spec.Episodes; i += max(opt.Shard.N, 1) {
+		if !done[i] {
+			planned++
+		}
+	}
+	budget := "no time limit"
+	if opt.Budget > 0 {
+		budget = "budget " + opt.Budget.String()
+	}
+	fmt.Fprintf(os.Stderr, "walkfuzz: campaign %s (seed base %s, shard %s), %s, store %s, corpus %s\n",
+		spec.ID(), spec.SeedBase, opt.Shard, budget, st.Path(), corp.Path())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	bar := campaign.NewBar(os.Stderr, interactive(os.Stderr), planned, opt.Budget)
+	opt.Progress = bar.Update
+	sum, err := campaign.Run(ctx, spec, jvmexec.Executor{HangTimeout: f.hangTimeout}, st, corp, opt)
+	bar.Finish()
+	if errors.Is(err, campaign.ErrExists) {
+		return usageErr("%v", err)
+	}
+	if sum != nil {
+		printCampaign(os.Stdout, sum, st.Path(), corp.Path())
+	}
+	if err != nil {
+		return campaignErr(err)
+	}
+	if sum.Stop == campaign.StopInterrupted {
+		return &exitError{130, fmt.Sprintf("interrupted: continue with walkfuzz fuzz --resume --campaign %s --store %s", sum.Campaign, st.Path())}
+	}
+	if sum.Crashed() {
+		return &exitError{1, ""}
+	}
+	return nil
+}
+
+func printCampaign(w io.Writer, s *campaign.Summary, storePath, corpusPath string) {
+	fmt.Fprintf(w, "campaign %s: %d runs in %s (stopped: %s)", s.Campaign, s.Ran, s.Elapsed.Round(time.Second), s.Stop)
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, ", %d already stored", s.Skipped)
+	}
+	if s.Dropped > 0 {
+		fmt.Fprintf(w, ", %d dropped in flight (a resume reruns them)", s.Dropped)
+	}
+	fmt.Fprintln(w)
+	var outs []string
+	for _, o := range []string{"ok", "crash", "hang", "jvm-error", "harness-error"} {
+		if n := s.Outcomes[o]; n > 0 {
+			outs = append(outs, fmt.Sprintf("%s %d", o, n))
+		}
+	}
+	if len(outs) > 0 {
+		fmt.Fprintf(w, "outcomes: %s\n", strings.Join(outs, ", "))
+	}
+	fmt.Fprintf(w, "findings: %d, new buckets: %d", s.Findings, len(s.NewBuckets))
+	if len(s.NewBuckets) > 0 {
+		fmt.Fprintf(w, " (%s, in %s)", strings.Join(s.NewBuckets, ", "), corpusPath)
+	}
+	fmt.Fprintln(w)
+	if s.Ran > 0 {
+		fmt.Fprintf(w, "throughput: %.0f episodes/h, %d walks; JVM start-up %.0f%% of run time; store write %.0f us/run (%s)\n",
+			s.EpisodesPerHour(), s.Walks, 100*s.StartupShare(), s.StoreWriteMicros(), storePath)
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
+	"github.com/walkfuzz/walkfuzz/harness/campaign/jvmexec"
+	"github.com/walkfuzz/walkfuzz/harness/nightly"
+)
+
+func nightlyCmd() *cobra.Command {
+	var f campaignFlags
+	var junit string
+	var threshold float64
+	var replays int
+	var minWalks uint64
+	c := &cobra.Command{
+		Use:   "nightly",
+		Short: "Replay the corpus, fuzz for the budget, and judge the night against the previous one",
+		Long: `nightly replays every corpus bucket's saved episode, fuzzes for the budget, and compares
+the night with the previous one in the store. It fails (exit 1, the reasons first in the output)
+on a crash or hang bucket no earlier run had, a corpus replay that still crashes or hangs (unless
+the bucket's status file says "known"), or a walker whose complete-trace share on a workload and
+JDK fell by more than --threshold. --junit writes one test case per walker x workload x JDK and
+one per replay.
+
+Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict recorded).`,
+		Example: `  walkfuzz nightly --budget 30m --junit results/nightly-junit.xml`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if threshold <= 0 || threshold >= 1 {
+				return usageErr("--threshold %v: give a share between 0 and 1, e.g. 0.05 for 5 points", threshold)
+			}
+			spec, err := f.spec()
+			if err != nil {
+				return err
+			}
+			st, corp, err := f.open()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			opt, err := f.options(spec, os.Stderr)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			bar := campaign.NewBar(os.Stderr, interactive(os.Stderr), 0, opt.Budget)
+			opt.Progress = bar.Update
+			v, err := nightly.Run(ctx, st, corp, jvmexec.Executor{HangTimeout: f.hangTimeout},
+				nightly.Config{Spec: spec, Options: opt, Replays: replays, Threshold: threshold, MinWalks: minWalks})
+			bar.Finish()
+			if err != nil {
+				return campaignErr(err)
+			}
+			v.Write(os.Stdout)
+			if junit != "" {
+				if err := writeJUnit(junit, v); err != nil {
+					return usageErr("--junit %s: %v", junit, err)
+				}
+				fmt.Fprintf(os.Stderr, "walkfuzz: JUnit XML in %s\n", junit)
+			}
+			if !v.Pass() {
+				return &exitError{1, ""}
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	fl := c.Flags()
+	fl.StringVar(&junit, "junit", "", "write JUnit XML here")
+	fl.Float64Var(&threshold, "threshold", 0.05, "largest tolerated fall of a complete-trace share (0.05 = 5 points)")
+	fl.IntVar(&replays, "replays", 1, "replays per corpus bucket")
+	fl.Uint64Var(&minWalks, "min-walks", 1000, "compare only cells with at least this many walks on both nights")
+	return c
+}
+
+func writeJUnit(path string, v *nightly.Verdict) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := v.JUnit(out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
