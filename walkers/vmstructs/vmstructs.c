@@ -59,21 +59,26 @@ struct vs_field {
     int alt;         /* which alternative name matched */
 };
 
-static int hidden(const char *type, const char *field) {
+/* Is this name (a "Type::field", "sizeof(Type)" or constant name) in WALKFUZZ_VMSTRUCTS_HIDE? */
+static int hidden_name(const char *name) {
     if (!hide_list) return 0;
-    size_t tl = strlen(type), fl = strlen(field);
+    size_t nl = strlen(name);
     for (const char *p = hide_list; *p;) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        while (len && (*p == ' ')) p++, len--;
+        while (len && *p == ' ') p++, len--;
         while (len && p[len - 1] == ' ') len--;
-        if (len == tl + 2 + fl && !strncmp(p, type, tl) && !strncmp(p + tl, "::", 2) &&
-            !strncmp(p + tl + 2, field, fl))
-            return 1;
+        if (len == nl && !strncmp(p, name, nl)) return 1;
         if (!e) break;
         p = e + 1;
     }
     return 0;
+}
+
+static int hidden(const char *type, const char *field) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s::%s", type, field);
+    return hidden_name(buf);
 }
 
 static int type_width(const char *t) {
@@ -207,13 +212,15 @@ static void optional(struct vs_field *out, const char *t, const char *f, int def
 }
 
 static int need_type(int64_t *out, const char *type) {
-    *out = hidden(type, "sizeof") ? -1 : type_size(type);
+    char nm[160];
+    snprintf(nm, sizeof nm, "sizeof(%s)", type);
+    *out = hidden_name(nm) ? -1 : type_size(type);
     if (*out <= 0 && !missing[0]) snprintf(missing, sizeof missing, "sizeof(%s)", type);
     return *out > 0;
 }
 
 static int need_int(int *out, const char *name) {
-    if (!hidden(name, "") && int_constant(name, out)) return 1;
+    if (!hidden_name(name) && int_constant(name, out)) return 1;
     if (!missing[0]) snprintf(missing, sizeof missing, "constant %s", name);
     return 0;
 }

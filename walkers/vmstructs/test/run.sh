@@ -45,5 +45,12 @@ for j in "${jdks[@]}"; do
     -cp "$here/build" VsRecursion "$secs" 3 > "$log" 2>&1
   rc=$?
   echo "$(basename "$j"): exit $rc; $(grep -E '^garbage walks' "$log")"
+  grep -E '^  of which' "$log"
   grep -E '^JVM alive|^done' "$log" | sed 's/^/    /'
+done
+
+echo
+echo "unsupported-JDK path (WALKFUZZ_VMSTRUCTS_HIDE=CodeCache::_heaps):"
+for j in "${jdks[@]}"; do
+  WALKFUZZ_VMSTRUCTS_HIDE=CodeCache::_heaps "$j/bin/java" -agentpath:"$here/build/libvstest.so" -cp "$here/build" VsRecursion 1 1 2>&1 | head -1
 done

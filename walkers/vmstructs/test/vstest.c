@@ -109,7 +109,7 @@ static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 static struct {
     long signals, no_thread, asgct_ok, ours_ok, both_ok, agree_methods, agree_exact, ours_failed_when_asgct_ok,
         ours_prefix, asgct_prefix, asgct_prefix_ours_complete, ours_only_root, differ, ours_extra_top, asgct_codes[NCODES], ours_codes[NCODES], ours_only_ok,
-        garbage_walks, garbage_codes[NCODES], garbage_frames, inlined_frames, raw_frames, frames_total,
+        garbage_walks, garbage_codes[NCODES], garbage_uc_walks, garbage_uc_codes[NCODES], garbage_frames, inlined_frames, raw_frames, frames_total,
         ours_frames_when_asgct_fails, nested;
     long walk_ns_total, walk_ns_max, asgct_ns_total;
 } S;
@@ -300,11 +300,18 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
         case 2: r[REG_RSP] += (greg_t)(((int64_t)(y & 0x1ff) - 0x100) * 8); r[REG_RBP] = (greg_t)z; break;
         case 3: r[REG_RBP] += (greg_t)(((int64_t)(z & 0x1ff) - 0x100) * 8); r[REG_RIP] ^= (greg_t)(y & 0xfff); break;
         }
+        /* did the real walk start from this ucontext (thread in Java, no usable anchor)? */
+        int from_uc = vs_dbg.sp == (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
         struct wf_walk_ctx gctx = {&g, t->jni, t->tid, 0};
+        if (((x >> 2) & 7) == 0) gctx.jni = (JNIEnv *)(uintptr_t)(z ^ (y << 3)); /* a wild JNIEnv too */
         int n = W->walk(&gctx, t->b, depth);
         bump(&S.garbage_walks, 1);
         bump(&S.garbage_codes[code_slot(n)], 1);
         if (n > 0) bump(&S.garbage_frames, n);
+        if (from_uc) {
+            bump(&S.garbage_uc_walks, 1);
+            bump(&S.garbage_uc_codes[code_slot(n)], 1);
+        }
     }
     errno = saved;
 }
@@ -488,6 +495,10 @@ static void report(void) {
         if (S.garbage_codes[0]) fprintf(stderr, " frames:%ld", S.garbage_codes[0]);
         for (int i = 1; i < NCODES; i++)
             if (S.garbage_codes[i]) fprintf(stderr, " %s:%ld", W->code_name(-(i - 1)) ? W->code_name(-(i - 1)) : "?", S.garbage_codes[i]);
+        fprintf(stderr, "\n  of which on threads in Java without a usable anchor (the ucontext is all there is): %ld; codes:", S.garbage_uc_walks);
+        if (S.garbage_uc_codes[0]) fprintf(stderr, " frames:%ld", S.garbage_uc_codes[0]);
+        for (int i = 1; i < NCODES; i++)
+            if (S.garbage_uc_codes[i]) fprintf(stderr, " %s:%ld", W->code_name(-(i - 1)) ? W->code_name(-(i - 1)) : "?", S.garbage_uc_codes[i]);
         fprintf(stderr, "\nJVM alive after garbage walks: yes (this line is printed at VMDeath)\n");
     }
     for (long k = 0; k < faults_caught && k < 16 && k < dump_max; k++) {
