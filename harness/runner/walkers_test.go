@@ -1,0 +1,103 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+)
+
+// vmstructs beside asgct on one signal: on samples where both return frames they must name
+// the same Java methods, interpreted (-Xint) and compiled (-Xcomp) alike.
+func TestDifferentialAgreement(t *testing.T) {
+	for _, j := range jdksUnderTest(t) {
+		for _, mode := range []string{"-Xint", "-Xcomp"} {
+			t.Run("jdk"+j.Version+mode, func(t *testing.T) {
+				e := testEpisode("recursion", 5000)
+				e.Walkers = []string{"asgct", "vmstructs"}
+				e.JVMFlags = []string{mode}
+				res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+				require.NoError(t, err)
+				require.Equal(t, results.OK, res.Outcome, res.Reason)
+				d := res.Differential["asgct~vmstructs"]
+				require.NotNil(t, d, "no differential section")
+				require.Greater(t, d["both_ok"], uint64(500))
+				share := float64(d["same_methods"]) / float64(d["both_ok"])
+				t.Logf("%s %s: same methods on %d of %d samples both walked (%.4f); %v", j.Version, mode, d["same_methods"], d["both_ok"], share, d)
+				assert.GreaterOrEqual(t, share, 0.97)
+				assert.Greater(t, res.Classes["vmstructs"]["ok"], res.Classes["vmstructs"]["truncated:short"])
+			})
+		}
+	}
+}
+
+// Register fuzzing at 100%: the crash-protected walker walks garbage contexts and the JVM
+// must live on; the faults it survived are counted.
+func TestVMStructsSurvivesRegisterFuzzing(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("recursion", 5000)
+	e.Walkers = []string{"vmstructs"}
+	e.Perturb.RegisterPct = 100
+	res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	require.NoError(t, err)
+	require.Equal(t, results.OK, res.Outcome, "a crash-protected walker must not crash the JVM: %s", res.Reason)
+	var errs uint64
+	for k, n := range res.Classes["vmstructs"] {
+		if strings.HasPrefix(k, "error:") {
+			errs += n
+		}
+	}
+	assert.Greater(t, errs, uint64(100), "perturbed walks end in error codes: %v", res.Classes["vmstructs"])
+}
+
+// A JDK whose VMStructs lack a field the walker needs is refused by name, before any run.
+func TestVMStructsUnsupportedJDK(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	t.Setenv("WALKFUZZ_VMSTRUCTS_HIDE", "CodeCache::_heaps")
+	e := testEpisode("recursion", 2000)
+	e.Walkers = []string{"vmstructs"}
+	_, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	var ue *UsageError
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "unsupported JDK")
+	assert.Contains(t, err.Error(), "CodeCache::_heaps")
+}
+
+// The example plugin runs in the same handler as any walker, end to end.
+func TestExamplePlugin(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	wd, _ := os.Getwd()
+	lib := filepath.Join(wd, "..", "..", "bin", "libfpwalk.so")
+	require.FileExists(t, lib, "run make")
+	e := testEpisode("recursion", 4000)
+	e.Walkers = []string{"asgct", "plugin:" + lib}
+	e.JVMFlags = []string{"-XX:+PreserveFramePointer"}
+	res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	require.NoError(t, err)
+	require.Equal(t, results.OK, res.Outcome, res.Reason)
+	cls := res.Classes["plugin:"+lib]
+	require.NotNil(t, cls)
+	assert.Greater(t, cls["ok"], uint64(100), "%v", cls)
+}
+
+// The emulated JVMTI walker and the reference oracle both deliver traces taken at safepoints.
+func TestEmulatedJVMTIAndReferenceOracle(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("recursion", 5000)
+	e.Walkers = []string{"asgct", "jvmti-emulated"}
+	e.Perturb.ReferencePct = 20
+	res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	require.NoError(t, err)
+	require.Equal(t, results.OK, res.Outcome, res.Reason)
+	assert.Greater(t, res.Classes["jvmti-emulated"]["ok"], uint64(50), "%v", res.Classes["jvmti-emulated"])
+	ref := res.Reference["asgct"]
+	require.NotNil(t, ref, "reference oracle section")
+	assert.Greater(t, ref["compared"], uint64(50))
+	// The workload's exact-depth threads do not move their bottom frames: ASGCT must agree.
+	assert.GreaterOrEqual(t, float64(ref["ok"])/float64(ref["compared"]-ref["async_failed"]-ref["reference_failed"]), 0.9, "%v", ref)
+}
