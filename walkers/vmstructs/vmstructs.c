@@ -482,6 +482,16 @@ struct vs_fr {
     uintptr_t sp, usp, fp, pc;
 };
 
+#ifdef VS_DEBUG
+/* Test builds only (-DVS_DEBUG): what the last walk on this thread did (vmstructs.h). */
+__thread struct vs_debug vs_dbg __attribute__((tls_model("initial-exec")));
+#define DBG(x) (x)
+static inline int vs_dbg_frozen(void) { return vs_dbg.frozen; }
+#else
+#define DBG(x) ((void)0)
+static inline int vs_dbg_frozen(void) { return 0; }
+#endif
+
 static inline int in_stack(const struct vs_walk *w, uintptr_t p) {
     return p >= w->lo && p < w->hi && !(p & 7);
 }
@@ -609,16 +619,6 @@ static uintptr_t pcs_end(uintptr_t nm) {
     return base + (uintptr_t)rds(nm, &C.nm_pcs_end);
 }
 
-#ifdef VS_DEBUG
-/* Test builds only: what the last walk on this thread started from. */
-__thread struct vs_debug { int state, end, deopt, scope_fail, frozen; uint64_t entries; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
-    __attribute__((tls_model("initial-exec")));
-#define DBG(x) (x)
-static inline int vs_dbg_frozen(void) { return vs_dbg.frozen; }
-#else
-static inline int vs_dbg_frozen(void) { return 0; }
-#define DBG(x) ((void)0)
-#endif
 
 static uintptr_t find_pcdesc(uintptr_t nm, uintptr_t pc, int exact) {
     uintptr_t cb = code_begin(nm);
@@ -636,7 +636,8 @@ static uintptr_t find_pcdesc(uintptr_t nm, uintptr_t pc, int exact) {
         if (off < target) lo = mid + 1;
         else hi = mid;
     }
-    if (!vs_dbg_frozen()) DBG((vs_dbg.pd_target = target, vs_dbg.pd_count = (int64_t)((e - b) / sz),
+    if (!vs_dbg_frozen())
+        DBG((vs_dbg.pd_target = target, vs_dbg.pd_count = (int64_t)((e - b) / sz),
          vs_dbg.pd_first = rds(b + sz, &C.pc_offset), vs_dbg.pd_last = rds(e - sz, &C.pc_offset),
          vs_dbg.pd_lo_off = lo < (e - b) / sz ? rds(b + lo * sz, &C.pc_offset) : -2,
          vs_dbg.pd_lo_scope = lo < (e - b) / sz ? rds(b + lo * sz, &C.pc_scope) : -2));

@@ -31,8 +31,7 @@
 #include "wf_walker.h"
 #include "../vmstructs.h"
 
-extern __thread struct vs_debug { int state, end, deopt, scope_fail, frozen; uint64_t entries; const char *stub; uintptr_t stub_off; int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope; uintptr_t a_sp, a_pc, a_fp, sp, fp, pc; } vs_dbg
-    __attribute__((tls_model("initial-exec")));
+
 
 extern const struct wf_walker wf_vmstructs_walker;
 #define W (&wf_vmstructs_walker)
