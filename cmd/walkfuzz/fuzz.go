@@ -51,7 +51,7 @@ func (f *campaignFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.runsDir, "runs-dir", "results/campaigns", "where run directories go (<dir>/<campaign>/<index>-<seed>)")
 	fl.DurationVar(&f.durationCap, "duration-cap", 0, "cap each episode's seeded duration (5-20s) to get more episodes per hour")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
-	fl.BoolVar(&f.keepRuns, "keep-runs", false, "keep every run directory (default: only those of crashes, hangs and harness errors)")
+	fl.BoolVar(&f.keepRuns, "keep-runs", false, "keep every run directory (default: only those of runs that did not end ok)")
 }
 
 // spec builds the campaign's spec from the flags, checking every name.

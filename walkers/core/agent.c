@@ -250,8 +250,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fail("JVMTI 1.2 is not available");
         return JNI_ERR;
     }
+    /* In the OnLoad phase only VM-defined properties exist: java.vm.version, not java.version. */
     char *v = NULL;
-    if ((*jvmti)->GetSystemProperty(jvmti, "java.version", &v) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.version", &v) == JVMTI_ERROR_NONE && v) {
         snprintf(java_version, sizeof java_version, "%s", v);
         (*jvmti)->Deallocate(jvmti, (unsigned char *)v);
     }

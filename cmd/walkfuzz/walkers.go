@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/runner"
+)
+
+func walkersCmd() *cobra.Command {
+	var spec string
+	var list bool
+	c := &cobra.Command{
+		Use:   "walkers",
+		Short: "List the walkers and whether each runs on this machine and JDK (probed for real)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			j, err := jdk.Pick(jdk.Discover(), spec)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			names := append([]string{}, KnownWalkers...)
+			if art, err := artifacts.Locate(); err == nil && artifacts.Exists(art.Bin+"/libfpwalk.so") {
+				names = append(names, "plugin:"+art.Bin+"/libfpwalk.so")
+			}
+			var ok []string
+			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			if !list {
+				fmt.Fprintf(w, "WALKER\tJDK %s\n", j.Version)
+			}
+			for _, n := range names {
+				if err := runner.ProbeWalker(j, n); err != nil {
+					if !list {
+						fmt.Fprintf(w, "%s\t%v\n", n, err)
+					}
+					continue
+				}
+				ok = append(ok, n)
+				if !list {
+					fmt.Fprintf(w, "%s\tsupported\n", n)
+				}
+			}
+			if list {
+				fmt.Println(strings.Join(ok, ","))
+				return nil
+			}
+			return w.Flush()
+		},
+	}
+	c.Flags().StringVar(&spec, "jdk", "", "JDK to probe (default: the newest LTS found)")
+	c.Flags().BoolVar(&list, "supported", false, "print only the supported walkers, comma-separated")
+	return c
+}
