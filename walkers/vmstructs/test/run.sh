@@ -31,6 +31,8 @@ print("%-8s %-7s %9d %9.3f %10.3f %10.3f %11d %9d %9d %s%s" % (d["jdk"].split("+
       d["agreement_pct"], d["exact_pct"], expl, d["ours_failed"], d["ours_only"], d["inlined"],
       ("%d/%d/%d/%d" % (c["checked"], c["asgct_bad"], c["ours_bad"], c["both_bad"])) if c else "-",
       "" if sys.argv[4] == "0" else "  (exit %s)" % sys.argv[4]))
+if d.get("asgct_truncated"):
+    print("%-16s ASGCT stopped early, ours reached the thread root: %d (at a deoptimized frame: %d, at an entry frame: %d)" % ("", d["asgct_truncated"], d["asgct_deopt_stop"], d["asgct_entry_stop"]))
 if o:
     print("%-16s ours-only traces: %d, %.1f%% end at the thread root, %d/%d checked are consistent" % ("", o["ours_only"],
           100.0 * o["root"] / (o["ours_only"] or 1), o["consistent"], o["checked"]))

@@ -107,7 +107,7 @@ static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 #define NCODES 32
 static struct {
     long signals, no_thread, asgct_ok, ours_ok, both_ok, agree_methods, agree_exact, ours_failed_when_asgct_ok,
-        ours_prefix, asgct_prefix, asgct_prefix_ours_complete, ours_only_root, differ, ours_extra_top, asgct_codes[NCODES], ours_codes[NCODES], ours_only_ok,
+        ours_prefix, asgct_prefix, asgct_prefix_ours_complete, asgct_stopped_at_deopt, asgct_stopped_at_entry, ours_only_root, differ, ours_extra_top, asgct_codes[NCODES], ours_codes[NCODES], ours_only_ok,
         garbage_walks, garbage_codes[NCODES], garbage_uc_walks, garbage_uc_codes[NCODES], garbage_frames, inlined_frames, raw_frames, frames_total,
         ours_frames_when_asgct_fails, nested;
     long walk_ns_total, walk_ns_max, asgct_ns_total;
@@ -232,6 +232,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
             } else if (same) {
                 bump(a < b ? &S.asgct_prefix : &S.ours_prefix, 1);
                 if (a < b && vs_dbg.end == 1) bump(&S.asgct_prefix_ours_complete, 1);
+                if (a < b && vs_dbg.deopt == a + 1) bump(&S.asgct_stopped_at_deopt, 1);
+                else if (a < b && a < 64 && ((vs_dbg.entries >> a) & 1)) bump(&S.asgct_stopped_at_entry, 1);
             } else {
                 bump(&S.differ, 1);
             }
@@ -473,6 +475,9 @@ static void report(void) {
             S.ours_failed_when_asgct_ok, S.asgct_prefix, S.ours_prefix, S.differ);
     fprintf(stderr, "  of the disagreements, ours has one more top frame and is otherwise equal: %ld\n", S.ours_extra_top);
     fprintf(stderr, "  of the disagreements, ASGCT stopped early and ours went on to the thread root: %ld\n", S.asgct_prefix_ours_complete);
+    fprintf(stderr, "    (ASGCT's last frame is the callee of a lazily deoptimized frame, whose pc ours recovered: %ld;"
+                    " ASGCT stopped at an entry frame (a Java call from the VM, e.g. class loading or linkage): %ld)\n",
+            S.asgct_stopped_at_deopt, S.asgct_stopped_at_entry);
     fprintf(stderr, "AGREEMENT counting those two as agreeing: %.3f%%\n",
             pct(S.agree_methods + S.ours_extra_top + S.asgct_prefix_ours_complete, S.asgct_ok));
     fprintf(stderr, "ours returned frames where ASGCT did not: %ld\n", S.ours_only_ok);
@@ -587,10 +592,10 @@ static void report(void) {
         if (f) {
             fprintf(f, "{\"jdk\":\"%s\",\"signals\":%ld,\"asgct_ok\":%ld,\"ours_ok\":%ld,\"agree_methods\":%ld,"
                        "\"agree_exact\":%ld,\"agreement_pct\":%.3f,\"exact_pct\":%.3f,\"ours_failed\":%ld,"
-                       "\"ours_extra_top\":%ld,\"asgct_truncated\":%ld,\"ours_only\":%ld,\"inlined\":%ld,\"garbage_walks\":%ld,\"faults_caught\":%ld}\n",
+                       "\"ours_extra_top\":%ld,\"asgct_truncated\":%ld,\"asgct_deopt_stop\":%ld,\"asgct_entry_stop\":%ld,\"ours_only\":%ld,\"inlined\":%ld,\"garbage_walks\":%ld,\"faults_caught\":%ld}\n",
                     java_version, S.signals, S.asgct_ok, S.ours_ok, S.agree_methods, S.agree_exact,
                     pct(S.agree_methods, S.asgct_ok), pct(S.agree_exact, S.asgct_ok), S.ours_failed_when_asgct_ok,
-                    S.ours_extra_top, S.asgct_prefix_ours_complete, S.ours_only_ok, S.inlined_frames, S.garbage_walks, faults_caught);
+                    S.ours_extra_top, S.asgct_prefix_ours_complete, S.asgct_stopped_at_deopt, S.asgct_stopped_at_entry, S.ours_only_ok, S.inlined_frames, S.garbage_walks, faults_caught);
             fclose(f);
         }
     }
