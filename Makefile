@@ -11,7 +11,7 @@ APPS_CP := $(shell cat workloads/apps/classpath.txt 2>/dev/null | tr '\n' ':')
 GO_SRC := $(shell find cmd harness walkers -name '*.go' 2>/dev/null) go.mod go.sum
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all setup build test demo bench nightly fuzz lint clean
+.PHONY: all setup build test demo bench nightly fuzz lint clean generate report-screenshot
 all: build
 setup:
 	@scripts/setup.sh
@@ -47,8 +47,35 @@ test: setup build
 	go vet ./...
 	go test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
+# A short campaign over every walker this machine supports, the comparison table, the report.
+DEMO_BUDGET ?= 4m
 demo: setup build
-	bin/walkfuzz run --walker asgct --workload recursion --duration 10s --interval 100us --mode cpu --seed 0x5eed
+	bin/walkfuzz walkers
+	bin/walkfuzz fuzz --budget $(DEMO_BUDGET) --duration-cap 6s --seed-base 0xde70 \
+		--walkers "$$(bin/walkfuzz walkers --supported)" \
+		--workloads recursion,lambdas,stubs,loops,deopt,exceptions \
+		--store results/demo.db --corpus results/demo-corpus --runs-dir results/demo-runs; \
+		test $$? -le 1
+	bin/walkfuzz report --store results/demo.db --out results/report
+	@echo "report: file://$$PWD/results/report/index.html"
+
+# The nightly job: replay the corpus, fuzz for the budget, judge against the previous night.
+NIGHTLY_BUDGET ?= 30m
+nightly: setup build
+	bin/walkfuzz nightly --budget $(NIGHTLY_BUDGET) --junit results/junit.xml
+
+report-screenshot: build
+	bin/walkfuzz report --out results/report
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir=$$(mktemp -d) --window-size=1400,1000 --hide-scrollbars \
+		--screenshot=$$PWD/results/report.png file://$$PWD/results/report/index.html
+	@echo "screenshot: results/report.png"
+
+# Rebuilds the eBPF walker's object and Go bindings with clang (they are committed).
+generate:
+	WALKFUZZ_SETUP_CLANG=1 scripts/setup.sh
+	go generate ./walkers/ebpf
 
 bench: setup build
 	bin/walkfuzz bench --out results/bench.json

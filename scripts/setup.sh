@@ -9,12 +9,14 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 want() { for p in "$@"; do have_pkg "$p" || need+=("$p"); done; }
 
 want openjdk-17-jdk-headless gcc make libc6-dev
+# The dashboard's browser test renders the report in Debian's headless Chromium.
+want chromium
 # The real-application workloads (h2, xalan, lucene, ...) come from Debian's Java packages.
 if [[ -f scripts/apps-packages.txt ]]; then
   while read -r p; do [[ -n "$p" && "$p" != \#* ]] && want "$p"; done < scripts/apps-packages.txt
 fi
 # clang builds the eBPF walker's program (make generate); the committed object needs no clang.
-if [[ "${WALKFUZZ_SETUP_CLANG:-0}" == 1 ]]; then want clang llvm; fi
+if [[ "${WALKFUZZ_SETUP_CLANG:-0}" == 1 ]]; then want clang llvm libbpf-dev; fi
 
 if ((${#need[@]} == 0)); then
   echo "setup: nothing to install"
