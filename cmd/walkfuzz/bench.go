@@ -11,7 +11,7 @@ import (
 
 func benchCmd() *cobra.Command {
 	var out, scratch string
-	var dur time.Duration
+	var dur, fuzzDur time.Duration
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure walkfuzz's performance targets; print a table and write JSON",
@@ -30,7 +30,7 @@ func benchCmd() *cobra.Command {
 			if err := os.MkdirAll(scratch, 0o755); err != nil {
 				return usageErr("cannot create %s: %v", scratch, err)
 			}
-			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, JDKs: js}, os.Stderr)
+			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js}, os.Stderr)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -40,5 +40,6 @@ func benchCmd() *cobra.Command {
 	c.Flags().StringVar(&out, "out", "results/bench.json", "where to write the JSON")
 	c.Flags().StringVar(&scratch, "scratch", "results/bench-runs", "directory for the benchmark's runs")
 	c.Flags().DurationVar(&dur, "duration", 6*time.Second, "length of each measured run")
+	c.Flags().DurationVar(&fuzzDur, "fuzz-duration", 60*time.Second, "length of the register-fuzzing run")
 	return c
 }

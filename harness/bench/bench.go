@@ -34,9 +34,10 @@ type Metric struct {
 
 // Config chooses what to measure.
 type Config struct {
-	Dir      string        // scratch directory for runs
-	Duration time.Duration // per measured run
-	JDKs     []jdk.JDK
+	Dir          string        // scratch directory for runs
+	Duration     time.Duration // per measured run
+	FuzzDuration time.Duration // the register-fuzzing run
+	JDKs         []jdk.JDK
 }
 
 type suite struct {
@@ -66,8 +67,15 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) ([]Metric, error) 
 		s.fidelity(ctx, mode, cfg.JDKs[0])
 	}
 	for _, j := range cfg.JDKs {
-		s.overheadRatio(ctx, "recursion", j)
+		for _, w := range episode.Builtin {
+			s.overheadRatio(ctx, w, j)
+		}
+		s.workloads(ctx, j)
 	}
+	s.safepointWalkers(ctx, cfg.JDKs[0])
+	s.registerFuzzing(ctx, cfg.JDKs[0], cfg.FuzzDuration)
+	s.outOfProcess(ctx, cfg.JDKs)
+	s.campaign()
 	return s.metrics, nil
 }
 
