@@ -424,12 +424,20 @@ static int vs_init(const struct wf_walker_env *env, char *err, size_t errlen) {
 static void vs_vm_init(jvmtiEnv *jvmti, JNIEnv *jni) {
     if (!C.ready || !jni) return;
     jthread th = NULL;
-    if (!jvmti || (*jvmti)->GetCurrentThread(jvmti, &th) != JVMTI_ERROR_NONE || !th) return;
     jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
     jfieldID fid = tc ? (*jni)->GetFieldID(jni, tc, "eetop", "J") : NULL;
     if (!fid) {
         (*jni)->ExceptionClear(jni);
         return;
+    }
+    if (!jvmti || (*jvmti)->GetCurrentThread(jvmti, &th) != JVMTI_ERROR_NONE) th = NULL;
+    if (!th) { /* no JVMTI: ask Java */
+        jmethodID cur = (*jni)->GetStaticMethodID(jni, tc, "currentThread", "()Ljava/lang/Thread;");
+        th = cur ? (*jni)->CallStaticObjectMethod(jni, tc, cur) : NULL;
+        if (!th) {
+            (*jni)->ExceptionClear(jni);
+            return;
+        }
     }
     uintptr_t jt = (uintptr_t)(*jni)->GetLongField(jni, th, fid);
     intptr_t off = (intptr_t)((uintptr_t)jni - jt);
