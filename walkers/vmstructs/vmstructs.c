@@ -891,7 +891,8 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
     int st = w->state;
     int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
     DBG((vs_dbg.state = st, vs_dbg.a_sp = w->a_sp, vs_dbg.a_pc = w->a_pc, vs_dbg.a_fp = w->a_fp,
-         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0, vs_dbg.scope_fail = 0, vs_dbg.scope_off = 0, vs_dbg.frozen = 0, vs_dbg.stub = 0, vs_dbg.entries = 0));
+         vs_dbg.sp = f.sp, vs_dbg.fp = f.fp, vs_dbg.pc = f.pc, vs_dbg.end = 0, vs_dbg.deopt = 0,
+         vs_dbg.scope_fail = 0, vs_dbg.scope_off = 0, vs_dbg.frozen = 0, vs_dbg.stub = 0, vs_dbg.entries = 0));
     int native_hops = 0;
     for (int steps = 0; steps < 4 * w->max + 64; steps++) {
         if (w->n >= w->max) return w->n;
