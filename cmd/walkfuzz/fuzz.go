@@ -203,7 +203,7 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 					return err
 				}
 			}
-			if cmd.Flags().Changed("episodes") || !resume {
+			if cmd.Flags().Changed("episodes") || spec.Episodes == 0 {
 				spec.Episodes = episodes
 			}
 			opt, err := f.options(spec, os.Stderr)
@@ -221,7 +221,7 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 	fl := c.Flags()
 	fl.StringVar(&seedBase, "seed-base", "", "campaign seed (hex); the same seed base and flags are the same campaign on any machine (default: random)")
 	fl.StringVar(&shard, "shard", "", "run shard i/n of the campaign: the indices congruent to i mod n")
-	fl.BoolVar(&resume, "resume", false, "continue a campaign: --campaign ID, the one --seed-base and the flags name, or the newest in the store")
+	fl.BoolVar(&resume, "resume", false, "continue a campaign: --campaign ID, the one --seed-base and the flags name (started if absent), or the newest in the store")
 	fl.StringVar(&campaignID, "campaign", "", "with --resume: the campaign id to continue")
 	fl.Int64Var(&episodes, "episodes", 0, "campaign size in episodes, over all shards (default: until the budget runs out)")
 	return c
@@ -244,6 +244,12 @@ func resumable(st *store.Store, id string, fromFlags bool, flags campaign.Spec) 
 		id = cs[0].ID
 	}
 	c, err := st.GetCampaign(id)
+	if errors.Is(err, store.ErrNoCampaign) && fromFlags {
+		// A retried shard (a Kubernetes pod, a CI job) passes --resume every time: the first
+		// attempt has nothing to resume yet and starts the campaign.
+		fmt.Fprintf(os.Stderr, "walkfuzz: campaign %s is not in %s yet: starting it\n", id, st.Path())
+		return flags, nil
+	}
 	if err != nil {
 		return flags, usageErr("cannot resume: %v in %s", err, st.Path())
 	}

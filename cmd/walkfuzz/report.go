@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 
 func reportCmd() *cobra.Command {
 	var storePath, corpusPath, out string
+	var synthetic int
 	c := &cobra.Command{
 		Use:   "report",
 		Short: "Write the HTML dashboard: walkers side by side, crash and hang buckets, trends over nights",
@@ -22,17 +24,30 @@ crash or hang bucket.`,
 		Example: `  walkfuzz report --store results/walkfuzz.db --out reports/out && xdg-open reports/out/index.html`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := os.Stat(storePath); err != nil {
-				return usageErr("no store at %s: run walkfuzz fuzz first, or pass --store", storePath)
-			}
 			began := time.Now()
-			st, err := store.Open(storePath)
-			if err != nil {
-				return usageErr("%v", err)
+			var st *store.Store
+			var err error
+			if synthetic > 0 {
+				tmp, err := os.MkdirTemp("", "walkfuzz-synthetic")
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				defer os.RemoveAll(tmp)
+				if st, err = report.Fill(filepath.Join(tmp, "synthetic.db"), synthetic); err != nil {
+					return usageErr("%v", err)
+				}
+				corpusPath = ""
+			} else {
+				if _, err := os.Stat(storePath); err != nil {
+					return usageErr("no store at %s: run walkfuzz fuzz first, pass --store, or try --synthetic 2000", storePath)
+				}
+				if st, err = store.Open(storePath); err != nil {
+					return usageErr("%v", err)
+				}
 			}
 			defer st.Close()
 			var corp *corpus.Dir
-			if _, err := os.Stat(corpusPath); err == nil {
+			if _, err := os.Stat(corpusPath); corpusPath != "" && err == nil {
 				if corp, err = corpus.Open(corpusPath); err != nil {
 					return usageErr("%v", err)
 				}
@@ -53,5 +68,6 @@ crash or hang bucket.`,
 	c.Flags().StringVar(&storePath, "store", store.DefaultPath, "run history database")
 	c.Flags().StringVar(&corpusPath, "corpus", "corpus", "findings directory (skipped if missing)")
 	c.Flags().StringVar(&out, "out", "reports/out", "output directory")
+	c.Flags().IntVar(&synthetic, "synthetic", 0, "render this many synthetic runs instead of a store (to try the dashboard)")
 	return c
 }

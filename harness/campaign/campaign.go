@@ -40,7 +40,7 @@ type Options struct {
 	Shard      Shard
 	Resume     bool   // continue a campaign that has runs in this shard
 	RunsDir    string // run directories: RunsDir/<campaign>/<index>-<seed>
-	KeepRuns   bool   // keep every run directory, not only findings'
+	KeepRuns   bool   // keep every run directory, not only those of runs that did not end ok
 	ResolveJDK func(spec string) (jdk.JDK, error)
 	Progress   func(Stats) // after every finished run
 	// Estimate is how long an episode will take, to start none that cannot finish within the
@@ -201,7 +201,7 @@ func (r *run) one(ctx context.Context, i int64, e episode.Episode) error {
 		}
 	}
 	row := store.FromResults(r.id, i, res, started, time.Now())
-	if !res.Finding() && res.Outcome != results.HarnessError && !r.opt.KeepRuns {
+	if res.Outcome == results.OK && !r.opt.KeepRuns { // keep what someone will want to look at
 		os.RemoveAll(dir)
 		row.RunDir = ""
 	}

@@ -37,7 +37,11 @@ func (d *Dir) Add(key string, r *results.Results) (newBucket bool, err error) {
 		if err := writeAtomic(filepath.Join(dir, "kind"), []byte(kind+"\n")); err != nil {
 			return false, err
 		}
-		if err := writeAtomic(filepath.Join(dir, "title"), []byte(oneLine(f.Title)+"\n")); err != nil {
+		title := oneLine(f.Title)
+		if title == "" {
+			title = "untitled " + kind // a parser that found nothing still gives the bucket a name
+		}
+		if err := writeAtomic(filepath.Join(dir, "title"), []byte(title+"\n")); err != nil {
 			return false, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -76,10 +77,12 @@ func (v *Verdict) JUnit(w io.Writer) error {
 			tc.Failure = &junitFailure{Message: msg, Type: "walkfuzz.finding", Text: strings.Join(problems, "\n")}
 			cells.Failures++
 		}
+		tc.Time = math.Round(tc.Time*1000) / 1000
 		cells.Time += tc.Time
 		cells.Cases = append(cells.Cases, tc)
 	}
 	cells.Tests = len(cells.Cases)
+	cells.Time = math.Round(cells.Time*1000) / 1000
 
 	replays := junitSuite{Name: "walkfuzz.nightly.corpus", Timestamp: stamp}
 	reps := append([]store.Replay(nil), v.Night.Replays...)

@@ -64,6 +64,9 @@ func buckets(runs []store.Run, corp *corpus.Dir) ([]Bucket, error) {
 	}
 	out := make([]Bucket, 0, len(byFolder))
 	for _, b := range byFolder {
+		if b.Title == "" { // from a store or corpus written before titles were required
+			b.Title = "untitled " + b.Kind
+		}
 		out = append(out, *b)
 	}
 	sort.Slice(out, func(i, j int) bool {

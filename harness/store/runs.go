@@ -50,6 +50,9 @@ func FromResults(campaign string, index int64, r *results.Results, started, ende
 	} else if f := r.Hang; f != nil {
 		run.FindingKind, run.FindingTitle, run.Bucket = results.Hang, f.Title, f.Bucket
 	}
+	if run.FindingKind != "" && run.FindingTitle == "" {
+		run.FindingTitle = "untitled " + run.FindingKind // as the corpus names it
+	}
 	return run
 }
 
@@ -183,7 +186,7 @@ func (s *Store) DoneIndices(campaign string) (map[int64]bool, error) {
 // BucketsOutside lists the finding buckets of every run not in the given campaigns: the
 // history a night's findings are new against.
 func (s *Store) BucketsOutside(campaigns ...string) (map[string]bool, error) {
-	q := `SELECT DISTINCT finding_bucket FROM runs WHERE finding_bucket != ''`
+	q := `SELECT DISTINCT finding_bucket FROM runs WHERE finding_kind != ''`
 	var args []any
 	if len(campaigns) > 0 {
 		q += ` AND campaign NOT IN (` + strings.TrimSuffix(strings.Repeat("?,", len(campaigns)), ",") + `)`
