@@ -58,7 +58,10 @@ func TestRunRecursionEndToEnd(t *testing.T) {
 			s := res.Signals
 			assert.Greater(t, s.Walked, uint64(1000), "at 100us two busy threads give thousands of walks")
 			assert.Greater(t, s.Requested, uint64(0))
-			assert.InDelta(t, 1.0, s.Fidelity, 0.3, "delivered/requested = %d/%d", s.Delivered, s.Requested)
+			// cpu mode owes signals per CPU-second the threads actually got, so even a loaded
+			// machine keeps most of them; the 0.95 target is measured by make bench.
+			assert.Greater(t, s.Fidelity, 0.5, "delivered/requested = %d/%d", s.Delivered, s.Requested)
+			assert.LessOrEqual(t, s.Fidelity, 1.05)
 			cls := res.Classes["asgct"]
 			require.NotEmpty(t, cls)
 			var total uint64

@@ -16,7 +16,9 @@ import (
 // the same Java methods, interpreted (-Xint) and compiled (-Xcomp) alike.
 func TestDifferentialAgreement(t *testing.T) {
 	for _, j := range jdksUnderTest(t) {
-		for _, mode := range []string{"-Xint", "-Xcomp"} {
+		// Floors from measured runs: under -Xcomp ASGCT stops early at lazily deoptimized
+		// callers and VM-initiated calls where vmstructs goes on (walkers/vmstructs/README.md).
+		for mode, floor := range map[string]float64{"-Xint": 0.99, "-Xcomp": 0.85} {
 			t.Run("jdk"+j.Version+mode, func(t *testing.T) {
 				e := testEpisode("recursion", 5000)
 				e.Walkers = []string{"asgct", "vmstructs"}
@@ -29,7 +31,7 @@ func TestDifferentialAgreement(t *testing.T) {
 				require.Greater(t, d["both_ok"], uint64(500))
 				share := float64(d["same_methods"]) / float64(d["both_ok"])
 				t.Logf("%s %s: same methods on %d of %d samples both walked (%.4f); %v", j.Version, mode, d["same_methods"], d["both_ok"], share, d)
-				assert.GreaterOrEqual(t, share, 0.97)
+				assert.GreaterOrEqual(t, share, floor)
 				assert.Greater(t, res.Classes["vmstructs"]["ok"], res.Classes["vmstructs"]["truncated:short"])
 			})
 		}
