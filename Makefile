@@ -56,21 +56,23 @@ demo: setup build
 		--workloads recursion,lambdas,stubs,loops,deopt,exceptions \
 		--store results/demo.db --corpus results/demo-corpus --runs-dir results/demo-runs; \
 		test $$? -le 1
-	bin/walkfuzz report --store results/demo.db --out results/report
-	@echo "report: file://$$PWD/results/report/index.html"
+	bin/walkfuzz report --store results/demo.db --corpus results/demo-corpus --out reports/out
+	@echo "report: file://$$PWD/reports/out/index.html"
 
 # The nightly job: replay the corpus, fuzz for the budget, judge against the previous night.
 NIGHTLY_BUDGET ?= 30m
 nightly: setup build
-	bin/walkfuzz nightly --budget $(NIGHTLY_BUDGET) --junit results/junit.xml
+	bin/walkfuzz nightly --budget $(NIGHTLY_BUDGET) --store results/walkfuzz.db --corpus corpus --junit results/nightly-junit.xml; \
+	status=$$?; bin/walkfuzz report --store results/walkfuzz.db --corpus corpus --out reports/out; exit $$status
 
+# A screenshot of the dashboard in Debian's headless Chromium (synthetic runs without a store).
 report-screenshot: build
-	bin/walkfuzz report --out results/report
-	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir=$$(mktemp -d) --window-size=1400,1000 --hide-scrollbars \
-		--screenshot=$$PWD/results/report.png file://$$PWD/results/report/index.html
-	@echo "screenshot: results/report.png"
+	@if [ -f results/walkfuzz.db ]; then bin/walkfuzz report --store results/walkfuzz.db --corpus corpus --out reports/out; \
+	else bin/walkfuzz report --synthetic 2000 --out reports/out; fi
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+	  --disable-component-update --disable-sync --user-data-dir="$$(mktemp -d)" --hide-scrollbars \
+	  --window-size=1400,1000 --screenshot="$(CURDIR)/reports/out/screenshot.png" "file://$(CURDIR)/reports/out/index.html"
+	@echo "screenshot: reports/out/screenshot.png"
 
 # Rebuilds the eBPF walker's object and Go bindings with clang (they are committed).
 generate:
