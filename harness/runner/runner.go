@@ -60,7 +60,8 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		opt.HangTimeout = 10 * time.Second
 	}
 	if opt.RingBytes == 0 {
-		opt.RingBytes = 64 << 20
+		// Deep stacks under two walkers write ~100 MB/s: room for a second of them.
+		opt.RingBytes = 256 << 20
 	}
 	dir, err := filepath.Abs(opt.Dir)
 	if err != nil {
@@ -199,7 +200,7 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
 	lastBeat, lastBeatAt := uint64(0), time.Now()
 	var sampling time.Time
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	hangReason := ""
 	var termSent time.Time

@@ -63,6 +63,7 @@ const (
 	thWalked    = 72
 	thOverruns  = 80
 	thCPUNs     = 88
+	thHandlerNs = 96
 )
 
 // Byte offsets of struct wf_record fields.

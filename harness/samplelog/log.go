@@ -219,6 +219,7 @@ type Thread struct {
 	Walked    uint64
 	Overruns  uint64
 	CPUNs     uint64 // task clock at the agent's last read (cpu mode)
+	HandlerNs uint64 // wall time spent in the handler (cpu mode)
 }
 
 // Threads returns the slots the agent has used (non-zero tid), in slot order.
@@ -243,6 +244,7 @@ func (l *Log) Threads() []Thread {
 			Walked:    l.load(base + thWalked),
 			Overruns:  l.load(base + thOverruns),
 			CPUNs:     l.load(base + thCPUNs),
+			HandlerNs: l.load(base + thHandlerNs),
 		})
 	}
 	return ts

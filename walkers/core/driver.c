@@ -117,6 +117,9 @@ void wf_driver_account(struct wf_thread *t) {
     uint64_t ns = 0;
     if (read(t->perf_fd, &ns, sizeof ns) == (ssize_t)sizeof ns) {
         __atomic_store_n(&t->stats->cpu_ns, ns, __ATOMIC_RELAXED);
+        /* Owed: one signal per interval of counted task time. The event stops counting at
+         * its overflow and resumes when the handler re-arms it at its end, so the handler's
+         * own time is (almost entirely) not in ns. */
         __atomic_store_n(&t->stats->requested, ns / wf_cfg.interval_ns, __ATOMIC_RELAXED);
     }
 }

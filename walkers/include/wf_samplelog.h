@@ -81,7 +81,8 @@ struct wf_log_thread {
     uint64_t walked;        /* 72 */
     uint64_t overruns;      /* 80 */
     uint64_t cpu_ns;        /* 88 task clock at the last read (cpu mode) */
-    uint64_t reserved[4];   /* 96 */
+    uint64_t handler_ns;    /* 96 wall time spent in our handler (cpu mode) */
+    uint64_t reserved[3];   /* 104 [0]: biased traces (jvmti walker) */
 };                          /* 128 bytes */
 
 /* frame types */
