@@ -35,9 +35,15 @@ type RecFrame struct {
 	Method string
 	Desc   string
 	Bci    int32
+	k      string // canonical key, computed once at parse time
 }
 
-func (f RecFrame) key() string { return canonical(f.Class + "." + f.Method + f.Desc) }
+func (f RecFrame) key() string {
+	if f.k == "" {
+		return canonical(f.Class + "." + f.Method + f.Desc)
+	}
+	return f.k
+}
 
 // hiddenSuffix matches the address suffix of a hidden class, which StackWalker writes
 // after '/' and JVMTI class signatures after '.'.
@@ -89,7 +95,9 @@ func Parse(b []byte) Stacks {
 				want = -1
 				continue
 			}
-			cur = append(cur, RecFrame{Class: f[1], Method: f[2], Desc: f[3], Bci: int32(bci)})
+			rf := RecFrame{Class: f[1], Method: f[2], Desc: f[3], Bci: int32(bci)}
+			rf.k = rf.key()
+			cur = append(cur, rf)
 			if len(cur) == want {
 				out[id] = cur
 				want = -1
@@ -119,11 +127,17 @@ type Checker struct {
 	Counts   map[string]map[string]uint64
 	Examples []Example
 	perClass map[string]int
+	keys     map[uint64]resolved // per method id: a deep walk looks up thousands of frames
+}
+
+type resolved struct {
+	key    string
+	native bool
 }
 
 func NewChecker(st Stacks, tab *methods.Table, walkers []string, maxDepth int) *Checker {
 	return &Checker{Stacks: st, Methods: tab, Walkers: walkers, MaxDepth: maxDepth,
-		Counts: map[string]map[string]uint64{}, perClass: map[string]int{}}
+		Counts: map[string]map[string]uint64{}, perClass: map[string]int{}, keys: map[uint64]resolved{}}
 }
 
 func (c *Checker) walkerName(i uint16) string {
@@ -166,6 +180,18 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 	}
 }
 
+// key resolves a frame's method once per id.
+func (c *Checker) key(f samplelog.Frame) (string, bool) {
+	if r, ok := c.keys[f.Method]; ok {
+		return r.key, r.native
+	}
+	k, native, _ := c.name(f)
+	if _, ok := c.Methods.Lookup(f.Method); ok { // unresolved ids may resolve later
+		c.keys[f.Method] = resolved{k, native}
+	}
+	return k, native
+}
+
 func (c *Checker) name(f samplelog.Frame) (key string, native bool, text string) {
 	m, ok := c.Methods.Lookup(f.Method)
 	if !ok {
@@ -178,13 +204,13 @@ func (c *Checker) name(f samplelog.Frame) (key string, native bool, text string)
 // Compare classifies a walk against a recorded stack; at is the first differing depth.
 func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string, at int) {
 	if len(walk) > 0 {
-		if k, _, _ := c.name(walk[0]); strings.HasPrefix(k, "walkfuzz/KnownStack.") {
+		if k, _ := c.key(walk[0]); strings.HasPrefix(k, "walkfuzz/KnownStack.") {
 			return Boundary, 0
 		}
 	}
 	n := min(len(walk), len(rec))
 	for i := 0; i < n; i++ {
-		k, _, _ := c.name(walk[i])
+		k, _ := c.key(walk[i])
 		if k == rec[i].key() {
 			continue
 		}
@@ -196,7 +222,7 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 			}
 		}
 		if i+1 < len(walk) {
-			if k2, _, _ := c.name(walk[i+1]); k2 == rec[i].key() {
+			if k2, _ := c.key(walk[i+1]); k2 == rec[i].key() {
 				return Extra, i
 			}
 		}
@@ -211,7 +237,7 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 		return Extra, len(rec)
 	}
 	for i := 1; i < n; i++ { // the top frame's bci moves inside the region
-		_, native, _ := c.name(walk[i])
+		_, native := c.key(walk[i])
 		if native && rec[i].Bci < 0 {
 			continue
 		}

@@ -49,7 +49,8 @@ func TestParseIgnoresCutOffRegion(t *testing.T) {
 	st := Parse([]byte(stacksFile))
 	require.Len(t, st, 1)
 	assert.Len(t, st[1], 4)
-	assert.Equal(t, RecFrame{"KS", "rec", "(IJ)J", 5}, st[1][1])
+	assert.Equal(t, "KS.rec(IJ)J", st[1][1].key())
+	assert.Equal(t, int32(5), st[1][1].Bci)
 }
 
 func TestCompare(t *testing.T) {
