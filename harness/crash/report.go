@@ -1,0 +1,116 @@
+// Package crash turns a HotSpot hs_err log into a titled report whose title stays the same
+// for the same bug across runs and JDK builds, and whose bucket is a hash of that title.
+package crash
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Report is what an hs_err log says about one crash.
+type Report struct {
+	// Title names the bug: "SIGSEGV in frame::sender via AsyncGetCallTrace", or "corrupted".
+	Title string
+	// AltTitles are other names the same bug may get in another run (without the walker
+	// suffix, from the next frame down), for matching reports across JDK builds.
+	AltTitles []string
+	// Bucket is a short hash of Title.
+	Bucket          string
+	Corrupted       bool
+	CorruptedReason string
+
+	Signal  string // "SIGSEGV"; empty for an internal error
+	SiCode  string // "SEGV_MAPERR"
+	Address string // si_addr as printed
+	PC      string // the faulting pc from the header
+
+	ProblematicFrame string // the frame line under "# Problematic frame:", as printed
+
+	Thread      string // the crashing thread's kind and name: `JavaThread "main"`, or "native thread"
+	ThreadName  string // "main"
+	ThreadState string // "_thread_in_native" (Java threads only)
+	ThreadID    int    // the OS thread id
+
+	NativeFrames []Frame // "Native frames:", innermost first (includes Java and stub frames)
+	JavaFrames   []Frame // "Java frames:"
+
+	JDKVersion string // "17.0.15+6"
+	JDKBuild   string // "17.0.15+6-Debian-1deb12u1"
+	VM         string // the "# Java VM:" line
+	VMArgs     []string
+	AgentPaths []string // the libraries of -agentpath: options, without their options
+
+	InternalError *InternalError // set for "# Internal Error" and "# Out of Memory Error" logs
+
+	// WalkerEntry names the stack walker the crash happened under, when one is on the stack:
+	// "AsyncGetCallTrace", "vmstructs walker", "jvmti walker", "walkfuzz agent",
+	// "plugin libx.so"; empty otherwise.
+	WalkerEntry string
+
+	stackLibs []string // libraries of code addresses in the top of the crashing thread's stack
+}
+
+// Frame is one line of a native or Java stack section.
+type Frame struct {
+	// Kind is the line's prefix: C native, V VM, v VM stub, J compiled Java, j interpreted
+	// Java, A AOT-compiled Java.
+	Kind   string
+	Lib    string // library of a C or V frame: "libjvm.so"
+	Offset uint64 // offset into Lib
+	Symbol string // as printed, without offset or source position
+	Func   string // Symbol normalised for titles: "JavaCalls::call_helper", "Crash.main"
+	Raw    string
+}
+
+// InternalError is the VM's own report of a failed check, a fatal error or exhausted memory.
+type InternalError struct {
+	File    string // "frame.cpp", without its directory
+	Line    int
+	Kind    string // "assert", "guarantee", "fatal error", "ShouldNotReachHere", "out of memory", "error"
+	Message string // as printed: "guarantee(x) failed: msg"
+}
+
+// Parse reads an hs_err log (or output that contains one). It never fails: a log it cannot
+// make sense of is Corrupted, titled "corrupted".
+func Parse(data []byte) *Report {
+	r := &Report{}
+	shape := parseLog(r, data)
+	r.Title, r.AltTitles, r.CorruptedReason = title(r, shape)
+	r.Corrupted = r.CorruptedReason != ""
+	if r.Corrupted {
+		r.Title, r.AltTitles = corruptedTitle, nil
+	}
+	r.Bucket = BucketOf(r.Title)
+	return r
+}
+
+const corruptedTitle = "corrupted"
+
+// BucketOf is the bucket of a title: the first 8 bytes of its SHA-256, in hex.
+func BucketOf(title string) string {
+	sum := sha256.Sum256([]byte(title))
+	return hex.EncodeToString(sum[:8])
+}
+
+// FindLogs lists the hs_err logs in a run directory, oldest first (the first crash first).
+func FindLogs(runDir string) []string {
+	paths, _ := filepath.Glob(filepath.Join(runDir, "hs_err*.log"))
+	mtime := func(p string) int64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return 0
+		}
+		return fi.ModTime().UnixNano()
+	}
+	sort.SliceStable(paths, func(i, j int) bool {
+		ti, tj := mtime(paths[i]), mtime(paths[j])
+		if ti != tj {
+			return ti < tj
+		}
+		return paths[i] < paths[j]
+	})
+	return paths
+}
