@@ -17,8 +17,10 @@ import (
 func TestDifferentialAgreement(t *testing.T) {
 	for _, j := range jdksUnderTest(t) {
 		// Floors from measured runs: under -Xcomp ASGCT stops early at lazily deoptimized
-		// callers and VM-initiated calls where vmstructs goes on (walkers/vmstructs/README.md).
-		for mode, floor := range map[string]float64{"-Xint": 0.99, "-Xcomp": 0.85} {
+		// callers and VM-initiated calls (class loading, <clinit>) where vmstructs goes on
+		// (walkers/vmstructs/README.md), so whole traces agree less often there; where both
+		// name a frame at the same depth they must still name the same method.
+		for mode, floor := range map[string]float64{"-Xint": 0.99, "-Xcomp": 0.5} {
 			t.Run("jdk"+j.Version+mode, func(t *testing.T) {
 				e := testEpisode("recursion", 5000)
 				e.Walkers = []string{"asgct", "vmstructs"}
@@ -32,6 +34,7 @@ func TestDifferentialAgreement(t *testing.T) {
 				share := float64(d["same_methods"]) / float64(d["both_ok"])
 				t.Logf("%s %s: same methods on %d of %d samples both walked (%.4f); %v", j.Version, mode, d["same_methods"], d["both_ok"], share, d)
 				assert.GreaterOrEqual(t, share, floor)
+				assert.LessOrEqual(t, float64(d["differ:frame"])/float64(d["both_ok"]), 0.01, "a method differs at the same depth")
 				assert.Greater(t, res.Classes["vmstructs"]["ok"], res.Classes["vmstructs"]["truncated:short"])
 			})
 		}
