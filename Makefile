@@ -1,7 +1,7 @@
 # walkfuzz: `make` builds everything into bin/, `make test` runs the suite, `make demo` shows it off.
 SHELL := /bin/bash
 JAVA_HOME := $(shell scripts/java-home.sh 2>/dev/null)
-CFLAGS := -O2 -g -fPIC -Wall -Wextra -Wno-unused-parameter -ftls-model=initial-exec
+CFLAGS := -O2 -g -fPIC -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-parameter -ftls-model=initial-exec
 JNI_INC := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 AGENT_SRC := $(wildcard walkers/core/*.c walkers/asgct/*.c walkers/vmstructs/*.c walkers/jvmti/*.c)
 AGENT_HDR := $(wildcard walkers/include/*.h walkers/core/*.h walkers/vmstructs/*.h walkers/jvmti/*.h)
@@ -85,6 +85,7 @@ bench: setup build
 fuzz: build
 	go test ./harness/samplelog -run '^$$' -fuzz FuzzRead -fuzztime 2m
 	go test ./harness/crash -run '^$$' -fuzz FuzzParse -fuzztime 2m
+	go test ./harness/hang -run '^$$' -fuzz FuzzParse -fuzztime 2m
 
 lint: build
 	go vet ./...

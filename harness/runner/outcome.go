@@ -39,7 +39,7 @@ func decideOutcome(res *results.Results, dir string, p *process, h samplelog.Hea
 		dump, _ := os.ReadFile(filepath.Join(dir, ThreadDump))
 		snap, _ := os.ReadFile(filepath.Join(dir, TaskSnap))
 		r := hang.Parse(dump, snap)
-		res.Hang = &results.Finding{Title: r.Title, Bucket: r.Bucket, Log: ThreadDump}
+		res.Hang = &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: ThreadDump}
 	case len(logs) > 0:
 		res.Outcome = results.Crash
 		data, _ := os.ReadFile(logs[0])

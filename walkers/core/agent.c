@@ -175,9 +175,11 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
         (*j)->RawMonitorEnter(j, tick_monitor);
         (*j)->RawMonitorWait(j, tick_monitor, 50);
         (*j)->RawMonitorExit(j, tick_monitor);
+        /* A thread inside our handler for seconds (a walker wedged, or spinning) is a hang
+         * even when the VM itself keeps going: stop the heartbeat so the harness sees it. */
+        if (wf_threads_tick()) continue;
         __atomic_store_n(&wf_hdr->heartbeat_ns, wf_now_ns(), __ATOMIC_RELEASE);
         __atomic_fetch_add(&wf_hdr->heartbeat_count, 1, __ATOMIC_RELAXED);
-        wf_threads_tick();
     }
 }
 

@@ -48,6 +48,7 @@ struct wf_thread {
     uint64_t rng;                /* xorshift state for jitter and perturbation */
     volatile uint32_t region;    /* known-stack region the thread is in (0 = none) */
     volatile int in_handler;
+    volatile uint64_t handler_since; /* CLOCK_MONOTONIC at handler entry, 0 outside it */
     uint32_t last_append_ns;
     uint64_t sample_seq;         /* signals walked on this thread */     /* cost of one log append on the previous signal */
     struct wf_frame *frames;     /* depth entries, walkers write here */
@@ -111,7 +112,8 @@ void wf_jvmti_detect(jvmtiEnv *jvmti);
 
 struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name);
 void wf_threads_unregister(void);
-void wf_threads_tick(void);
+/* Folds counters; returns the tid of a thread stuck in the handler for over 2 s, or 0. */
+uint32_t wf_threads_tick(void);
 /* Calls fn for each tracked thread, holding the registry lock (outside signal context). */
 void wf_threads_each(void (*fn)(struct wf_thread *t, void *arg), void *arg);
 

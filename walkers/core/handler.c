@@ -56,6 +56,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         goto out;
     }
     t->in_handler = 1;
+    __atomic_store_n(&t->handler_since, t0, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 
     /* Counters live in the thread's own slot (no cache line shared with other threads);
@@ -118,6 +119,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         /* Wall time spent in the handler, for the record (the task clock did not count it). */
         __atomic_store_n(&st->handler_ns, st->handler_ns + (wf_now_ns() - t0), __ATOMIC_RELAXED);
     }
+    __atomic_store_n(&t->handler_since, 0, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->in_handler = 0;
 out:

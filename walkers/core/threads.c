@@ -72,12 +72,18 @@ void wf_threads_unregister(void) {
 }
 
 /* Service-thread tick: fold per-thread driver state (task clocks) into the shared counters. */
-void wf_threads_tick(void) {
+uint32_t wf_threads_tick(void) {
+    uint32_t stuck = 0;
+    uint64_t now = wf_now_ns();
     pthread_mutex_lock(&reg_lock);
     uint32_t n = __atomic_load_n(&next_slot, __ATOMIC_RELAXED);
     if (n > WF_MAX_THREADS) n = WF_MAX_THREADS;
-    for (uint32_t i = 0; i < n; i++)
-        if (registry[i]) wf_driver_account(registry[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!registry[i]) continue;
+        wf_driver_account(registry[i]);
+        uint64_t since = __atomic_load_n(&registry[i]->handler_since, __ATOMIC_RELAXED);
+        if (since && now > since && now - since > 2000000000ull) stuck = registry[i]->tid;
+    }
     uint64_t req = 0, del = 0, walked = 0, over = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct wf_log_thread *s = wf_log_thread_slot((int)i);
@@ -92,6 +98,7 @@ void wf_threads_tick(void) {
     __atomic_store_n(&wf_hdr->walked, walked, __ATOMIC_RELAXED);
     __atomic_store_n(&wf_hdr->overruns, over, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg_lock);
+    return stuck;
 }
 
 void wf_threads_each(void (*fn)(struct wf_thread *t, void *arg), void *arg) {
