@@ -21,7 +21,7 @@ func printSummary(out io.Writer, r *results.Results) {
 		fmt.Fprintf(out, "crash: %s  [bucket %s]\n", r.Crash.Title, r.Crash.Bucket)
 	}
 	if r.Hang != nil {
-		fmt.Fprintf(out, "hang: %s  [bucket %s]\n", r.Hang.Title, r.Hang.Bucket)
+		fmt.Fprintf(out, "%s  [bucket %s]\n", r.Hang.Title, r.Hang.Bucket)
 	}
 	s := r.Signals
 	fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
