@@ -214,6 +214,12 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 		if k == rec[i].key() {
 			continue
 		}
+		// Two frames in the wrong order name wrong methods at both depths.
+		if i+1 < len(walk) && i+1 < len(rec) && k == rec[i+1].key() {
+			if k2, _ := c.key(walk[i+1]); k2 == rec[i].key() {
+				return Frame, i
+			}
+		}
 		// Lost frames: this walk frame matches a deeper recorded one. Invented: the next walk
 		// frame matches this recorded one.
 		for j := i + 1; j < len(rec) && j <= i+8; j++ {

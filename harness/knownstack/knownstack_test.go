@@ -73,6 +73,7 @@ func TestCompare(t *testing.T) {
 		{"cut at the depth limit", frames(0x10, 0x20), 2, Depth},
 		{"caller bci differs", swapped, 2048, Bci},
 		{"unresolved id", frames(0x10, 0x99, 0x30, 0x40), 2048, Frame},
+		{"two frames swapped", frames(0x20, 0x10, 0x30, 0x40), 2048, Frame},
 	}
 	for _, tc := range cases {
 		c.MaxDepth = tc.depth
