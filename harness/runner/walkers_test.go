@@ -106,3 +106,48 @@ func TestEmulatedJVMTIAndReferenceOracle(t *testing.T) {
 	// The workload's exact-depth threads do not move their bottom frames: ASGCT must agree.
 	assert.GreaterOrEqual(t, float64(ref["ok"])/float64(ref["compared"]-ref["async_failed"]-ref["reference_failed"]), 0.9, "%v", ref)
 }
+
+// ebpf and jfr run beside the agent in one episode and land in the same results.json.
+func TestOutOfProcessWalkers(t *testing.T) {
+	for _, j := range jdksUnderTest(t) {
+		t.Run("jdk"+j.Version, func(t *testing.T) {
+			e := testEpisode("recursion", 6000)
+			e.Walkers = []string{"asgct", "jfr"}
+			ebpfOK := ProbeWalker(j, EBPF) == nil
+			if ebpfOK {
+				e.Walkers = append(e.Walkers, EBPF)
+			} else {
+				t.Logf("ebpf not run: %v", ProbeWalker(j, EBPF))
+			}
+			res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+			require.NoError(t, err)
+			require.Equal(t, results.OK, res.Outcome, res.Reason)
+			t.Logf("notes: %v", res.Notes)
+			ex := res.Classes["jfr:ExecutionSample"]
+			require.NotNil(t, ex, "no JFR ExecutionSample classes: %v", res.Notes)
+			assert.Greater(t, ex["ok"], uint64(0), "%v", ex)
+			if j.Major >= 25 {
+				assert.NotNil(t, res.Classes["jfr:CPUTimeSample"], "JDK 25 records CPUTimeSample")
+				assert.Greater(t, res.Classes["asgct"]["ok"], uint64(100), "the agent moved off SIGPROF and still walks")
+			}
+			if ebpfOK {
+				assert.Greater(t, res.Classes[EBPF]["ok"], uint64(100), "%v", res.Classes[EBPF])
+			}
+		})
+	}
+}
+
+// The bottom-frame check on lambdas: method-handle linker frames are where JDK-8302320-style
+// truncation would show. The rate is reported; the test requires that comparisons happen.
+func TestReferenceOracleOnLambdas(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("lambdas", 5000)
+	e.Perturb.ReferencePct = 20
+	res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	require.NoError(t, err)
+	require.Equal(t, results.OK, res.Outcome, res.Reason)
+	ref := res.Reference["asgct"]
+	require.NotNil(t, ref)
+	t.Logf("lambdas, JDK %s: %v", j.Version, ref)
+	assert.Greater(t, ref["compared"], uint64(50))
+}
