@@ -1,0 +1,28 @@
+package walkfuzz.apps;
+
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * One real application under load. The driver calls, in order: {@link #setup} on the main
+ * thread (keep it small: the main thread is not a workload thread), then {@link #work} once
+ * on each worker thread {@code wf-<app>-<n>} (the worker loops until {@link Run#running()} is
+ * false), then {@link #finish} on the main thread after every worker has returned, to add
+ * the sanity checks. {@link #close} always runs last.
+ */
+abstract class App {
+    /** App-specific integer keys: name to {default, min, max}. */
+    abstract Map<String, long[]> keys();
+
+    /** Default for phase_ms when the command line gives none. */
+    long defaultPhaseMs() { return 250; }
+
+    void setup(Run run) throws Exception {}
+
+    /** The worker's body; {@code rnd} is seeded from the run seed and the worker index. */
+    abstract void work(Run run, int worker, SplittableRandom rnd) throws Exception;
+
+    void finish(Run run) throws Exception {}
+
+    void close() {}
+}
