@@ -6,7 +6,7 @@ import "strconv"
 var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "exceptions", "jni", "gc", "loops", "threads", "mix"}
 
 // Apps lists the real-application workloads (Debian's Java packages).
-var Apps = []string{"h2", "xalan", "lucene"}
+var Apps = []string{"h2", "xalan", "lucene", "zxing", "batik", "sunflow"}
 
 // Pins are the dimensions the user fixed; the seed chooses every other one.
 type Pins struct {
