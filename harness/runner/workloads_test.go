@@ -58,7 +58,8 @@ func TestRealApplications(t *testing.T) {
 	j := jdksUnderTest(t)[0]
 	for _, app := range episode.Apps {
 		t.Run(app, func(t *testing.T) {
-			res, err := Run(context.Background(), testEpisode(app, 4000), j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+			// Longer than the built-ins: h2 loads its tables and batik warms up for about a second.
+			res, err := Run(context.Background(), testEpisode(app, 8000), j, Options{Dir: filepath.Join(t.TempDir(), "run")})
 			require.NoError(t, err)
 			checkWorkload(t, res)
 			t.Logf("%s: %.0f ops/s, %v", app, res.WorkloadOut.OpsPerS, res.Classes["asgct"])
