@@ -40,7 +40,8 @@ func bucketEpisode(dir string) (episode.Episode, string, error) {
 	title, _ := os.ReadFile(filepath.Join(dir, "title"))
 	matches, _ := filepath.Glob(filepath.Join(dir, "*", "episode.json"))
 	more, _ := filepath.Glob(filepath.Join(dir, "episode*.json"))
-	matches = append(matches, more...)
+	saved, _ := filepath.Glob(filepath.Join(dir, "episodes", "*.json")) // corpus layout
+	matches = append(append(matches, more...), saved...)
 	if len(matches) == 0 {
 		return episode.Episode{}, "", usageErr("%s holds no results.json and no episode JSON: give a run directory, a bucket or a seed", dir)
 	}

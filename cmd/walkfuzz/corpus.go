@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/corpus"
+)
+
+func corpusCmd() *cobra.Command {
+	var dir string
+	c := &cobra.Command{Use: "corpus", Short: "List and show the saved findings (one folder per crash or hang bucket)"}
+	c.PersistentFlags().StringVar(&dir, "corpus", "corpus", "corpus directory")
+	open := func() (*corpus.Dir, error) {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, usageErr("no corpus at %s: pass --corpus DIR (campaigns write corpus/ by default)", dir)
+		}
+		d, err := corpus.Open(dir)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return d, nil
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "One line per bucket: count, repro rate, last seen, title",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := open()
+			if err != nil {
+				return err
+			}
+			bs, err := d.List()
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "BUCKET\tKIND\tCOUNT\tREPRO\tLAST SEEN\tSTATUS\tTITLE")
+			for _, b := range bs {
+				rate := "-"
+				if r := b.ReproRate(); r >= 0 {
+					rate = fmt.Sprintf("%.2f", r)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", b.ID, b.Kind, b.Count, rate, b.LastSeen.Format(time.DateTime), b.Status, b.Title)
+			}
+			return w.Flush()
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show <bucket>",
+		Short: "Everything known about one bucket, with the paths of its episodes and logs",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := open()
+			if err != nil {
+				return err
+			}
+			b, err := d.Get(args[0])
+			if err != nil {
+				return usageErr("no bucket %s in %s: see walkfuzz corpus list", args[0], dir)
+			}
+			out, _ := json.MarshalIndent(b, "", "  ")
+			fmt.Println(string(out))
+			for _, s := range b.Seeds {
+				fmt.Printf("episode %s: %s\n", s, d.EpisodePath(b.ID, s))
+			}
+			fmt.Printf("reproduce: walkfuzz repro %s --corpus %s\n", b.ID, dir)
+			return nil
+		},
+	}
+	c.AddCommand(list, show)
+	return c
+}
