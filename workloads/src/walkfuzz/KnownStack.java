@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Known-stack regions: exact ground truth for async stack walkers.
@@ -31,7 +32,9 @@ import java.util.Map;
  * callee first, starting with the method that called enter().
  */
 public final class KnownStack {
-    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.SHOW_HIDDEN_FRAMES);
+    // RETAIN_CLASS_REFERENCE: on JDK 22+ StackFrame.getDescriptor() needs it (else UnsupportedOperationException).
+    private static final StackWalker WALKER = StackWalker.getInstance(
+            Set.of(StackWalker.Option.SHOW_HIDDEN_FRAMES, StackWalker.Option.RETAIN_CLASS_REFERENCE));
     private static final Map<String, Integer> IDS = new HashMap<>();
     private static final PrintStream OUT = open();
     private static final boolean AGENT = probe();
