@@ -108,7 +108,7 @@ func containsWalker(ws []string, name string) bool {
 }
 
 func setupFiles(dir string, e *episode.Episode, ring uint64) error {
-	if err := samplelog.Create(filepath.Join(dir, SampleLog), ring, 4096); err != nil {
+	if err := samplelog.Create(filepath.Join(dir, SampleLog), ring, 32768); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, AgentConf), []byte(agentConfig(dir, e)), 0o644); err != nil {

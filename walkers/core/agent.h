@@ -9,7 +9,7 @@
 #include "wf_samplelog.h"
 #include "wf_walker.h"
 
-#define WF_MAX_THREADS 4096
+#define WF_MAX_THREADS 32768 /* the threads workload starts ~300 threads/s; slots are not reused */
 #define WF_TLS __attribute__((tls_model("initial-exec")))
 
 enum wf_mode { WF_MODE_CPU, WF_MODE_WALL, WF_MODE_CPU_TIMER, WF_MODE_TGKILL };
