@@ -20,7 +20,8 @@ func TestDifferentialAgreement(t *testing.T) {
 		// callers and VM-initiated calls (class loading, <clinit>) where vmstructs goes on
 		// (walkers/vmstructs/README.md), so whole traces agree less often there; where both
 		// name a frame at the same depth they must still name the same method.
-		for mode, floor := range map[string]float64{"-Xint": 0.99, "-Xcomp": 0.5} {
+		// (-Xcomp's whole-trace share measured 0.39-0.82 over runs: not a floor worth asserting.)
+		for mode, floor := range map[string]float64{"-Xint": 0.99, "-Xcomp": 0} {
 			t.Run("jdk"+j.Version+mode, func(t *testing.T) {
 				e := testEpisode("recursion", 5000)
 				e.Walkers = []string{"asgct", "vmstructs"}
@@ -35,6 +36,7 @@ func TestDifferentialAgreement(t *testing.T) {
 				t.Logf("%s %s: same methods on %d of %d samples both walked (%.4f); %v", j.Version, mode, d["same_methods"], d["both_ok"], share, d)
 				assert.GreaterOrEqual(t, share, floor)
 				assert.LessOrEqual(t, float64(d["differ:frame"])/float64(d["both_ok"]), 0.01, "a method differs at the same depth")
+				assert.GreaterOrEqual(t, res.Classes["vmstructs"]["ok"], res.Classes["asgct"]["ok"], "vmstructs completes at least as often as ASGCT")
 				assert.Greater(t, res.Classes["vmstructs"]["ok"], res.Classes["vmstructs"]["truncated:short"])
 			})
 		}
