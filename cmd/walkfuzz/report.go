@@ -60,6 +60,9 @@ crash or hang bucket.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			if runs, err := st.Runs(store.Filter{}); err == nil {
+				printComparison(os.Stdout, store.Cells(runs))
+			}
 			fmt.Printf("wrote %s: %d runs, %d workload x JDK groups, %d buckets, %d nights, in %s\n",
 				index, m.Runs, len(m.Groups), len(m.Buckets), len(m.Nights), time.Since(began).Round(time.Millisecond))
 			return nil

@@ -3,6 +3,7 @@ package store
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
@@ -51,7 +52,7 @@ func Cells(runs []Run) []Cell {
 	byKey := map[CellKey]*Cell{}
 	for i := range runs {
 		r := &runs[i]
-		for _, w := range r.Walkers {
+		for _, w := range cellWalkers(r) {
 			k := CellKey{Walker: w, Workload: r.Workload, JDK: JDKRelease(r.JDK)}
 			c := byKey[k]
 			if c == nil {
@@ -78,5 +79,27 @@ func Cells(runs []Run) []Cell {
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].CellKey.String() < out[b].CellKey.String() })
+	return out
+}
+
+// cellWalkers are the columns a run contributes to: its walkers, except that the jfr walker
+// reports one column per JDK event type (jfr:ExecutionSample, jfr:CPUTimeSample), which
+// sample in very different ways.
+func cellWalkers(r *Run) []string {
+	var out []string
+	for _, w := range r.Walkers {
+		if _, ok := r.Classes[w]; ok || w != "jfr" {
+			out = append(out, w)
+			continue
+		}
+		var events []string
+		for k := range r.Classes {
+			if strings.HasPrefix(k, "jfr:") {
+				events = append(events, k)
+			}
+		}
+		sort.Strings(events)
+		out = append(out, events...)
+	}
 	return out
 }
