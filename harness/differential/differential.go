@@ -132,7 +132,7 @@ func Compare(a, b *samplelog.Record) (class string, at int) {
 	case b.Result <= 0:
 		return BFailed, 0
 	}
-	if nativeOnly(a) || nativeOnly(b) {
+	if a.NativeOnly() || b.NativeOnly() {
 		return Incomparable, 0
 	}
 	n := min(len(a.Frames), len(b.Frames))
@@ -164,15 +164,6 @@ func Compare(a, b *samplelog.Record) (class string, at int) {
 func (c *Comparer) WriteExamples(path string) error {
 	b, _ := json.MarshalIndent(c.Examples, "", "  ")
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func nativeOnly(r *samplelog.Record) bool {
-	for _, f := range r.Frames {
-		if f.Type != samplelog.FrameCPP && f.Type != samplelog.FrameStub {
-			return false
-		}
-	}
-	return true
 }
 
 // Incomparable: one side names only native pcs (a native unwinder), so methods cannot be compared.

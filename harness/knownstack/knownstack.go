@@ -163,7 +163,7 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 		m[errName(w, r.Result)]++
 		return
 	}
-	if nativeOnly(r) {
+	if r.NativeOnly() {
 		m[NoJava]++
 		return
 	}
@@ -285,13 +285,4 @@ func window(n, at int, text func(i int) string) []string {
 func (c *Checker) WriteExamples(path string) error {
 	b, _ := json.MarshalIndent(c.Examples, "", "  ")
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func nativeOnly(r *samplelog.Record) bool {
-	for _, f := range r.Frames {
-		if f.Type != samplelog.FrameCPP && f.Type != samplelog.FrameStub {
-			return false
-		}
-	}
-	return true
 }

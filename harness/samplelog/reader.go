@@ -186,3 +186,14 @@ func (l *Log) decode(pos, n uint64) *Record {
 	}
 	return r
 }
+
+// NativeOnly reports a walk that names only native pcs or stubs (a native unwinder's):
+// there is no Java method in it to compare.
+func (r *Record) NativeOnly() bool {
+	for _, f := range r.Frames {
+		if f.Type != FrameCPP && f.Type != FrameStub {
+			return false
+		}
+	}
+	return true
+}
