@@ -54,6 +54,9 @@ func (d *Dir) Add(key string, r *results.Results) (newBucket bool, err error) {
 	if err := d.saveEpisode(dir, seed, r.Episode.JSON(), logPath(r, f)); err != nil {
 		return newBucket, err
 	}
+	if err := saveTail(dir, seed, r.RunDir); err != nil {
+		return newBucket, err
+	}
 	return newBucket, d.summarise(dir)
 }
 
@@ -65,6 +68,28 @@ func logPath(r *results.Results, f *results.Finding) string {
 		return f.Log
 	}
 	return filepath.Join(r.RunDir, f.Log)
+}
+
+// TailFile is the run directory's rendering of the last walks before a crash or hang
+// (written by the runner from the sample log, which survives the JVM).
+const TailFile = "last_walks.txt"
+
+// saveTail keeps the last walks of an occurrence beside its episode, as tails/<seed>.txt.
+func saveTail(dir, seed, runDir string) error {
+	if runDir == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(runDir, TailFile))
+	if err != nil {
+		return nil // an older run directory, or none kept
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tails", seed+".txt")); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "tails"), 0o755); err != nil {
+		return fmt.Errorf("corpus: %v", err)
+	}
+	return writeAtomic(filepath.Join(dir, "tails", seed+".txt"), b)
 }
 
 // saveEpisode keeps the episode (and its log) of the first MaxEpisodes distinct seeds.

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
+	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/knownstack"
@@ -40,7 +41,12 @@ type collector struct {
 	oracle  *oracle.Checker
 	doctor  func(knownstack.Stacks)
 	codes   map[string]classify.CodeNamer
+	tail    [tailLen]*samplelog.Record // the last walks classified, oldest overwritten
+	ntail   int
 }
+
+// tailLen walks are kept for last_walks.txt when the run ends in a crash or hang.
+const tailLen = 32
 
 func newCollector(dir string, e *episode.Episode) *collector {
 	t, _ := methods.Load(filepath.Join(dir, MethodTable))
@@ -111,6 +117,8 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 			continue
 		}
 		c.cls.Add(r)
+		c.tail[c.ntail%tailLen] = r
+		c.ntail++
 		c.ks.Add(r, c.errName)
 		c.diff.Add(r)
 		c.oracle.Add(r)
@@ -201,6 +209,9 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 		}
 	}
 	c.cls.WriteExamples(filepath.Join(c.dir, Examples))
+	if res.Finding() {
+		c.writeTail(res)
+	}
 	if c.oracle != nil && len(c.oracle.Counts) > 0 {
 		res.Reference = renameKeys(c.oracle.Counts, rename)
 		c.oracle.WriteExamples(filepath.Join(c.dir, ReferenceExamples))
@@ -229,4 +240,28 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 		}
 		c.ks.WriteExamples(filepath.Join(c.dir, KnownStackExamples))
 	}
+}
+
+// writeTail renders the last walks read before the JVM died or stalled: what the walkers
+// were doing when it happened (the sample log survives the crash).
+func (c *collector) writeTail(res *results.Results) {
+	var b strings.Builder
+	names := res.Walkers
+	fmt.Fprintf(&b, "last %d walks before the %s (oldest first)\n", min(c.ntail, tailLen), res.Outcome)
+	for i := max(0, c.ntail-tailLen); i < c.ntail; i++ {
+		r := c.tail[i%tailLen]
+		w := fmt.Sprintf("walker%d", r.Walker)
+		if int(r.Walker) < len(names) {
+			w = names[r.Walker]
+		}
+		fmt.Fprintf(&b, "\ntid %d sample %d %s result %d walk %d ns flags %#x\n", r.Tid, r.Sample, w, r.Result, r.WalkNs, r.Flags)
+		for k := range r.Frames {
+			if k == 8 {
+				fmt.Fprintf(&b, "  ... %d more frames\n", len(r.Frames)-8)
+				break
+			}
+			fmt.Fprintf(&b, "  %s\n", classify.RenderFrame(&r.Frames[k], c.table))
+		}
+	}
+	os.WriteFile(filepath.Join(c.dir, corpus.TailFile), []byte(b.String()), 0o644)
 }

@@ -102,6 +102,9 @@ func TestInjectedSegvIsACrashFinding(t *testing.T) {
 	assert.FileExists(t, filepath.Join(dir, res.Crash.Log))
 	assert.GreaterOrEqual(t, res.Classes["asgct"]["ok"], uint64(100), "walks logged before the crash are read after it")
 	assert.GreaterOrEqual(t, res.Signals.Walked, uint64(500))
+	tail, err := os.ReadFile(filepath.Join(dir, "last_walks.txt"))
+	require.NoError(t, err, "the last walks before the crash are kept")
+	assert.Contains(t, string(tail), "walks before the crash")
 }
 
 func TestInjectedHangIsAHangFinding(t *testing.T) {
