@@ -183,15 +183,17 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
     }
 }
 
-static void start_service(JNIEnv *jni) {
+/* Starts a JVMTI agent thread (a daemon Java thread running native code) named name. */
+int wf_agent_thread(jvmtiEnv *j, JNIEnv *jni, const char *name, jvmtiStartFunction fn) {
     jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
     jmethodID init = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-    jstring nm = (*jni)->NewStringUTF(jni, "walkfuzz-service");
-    jthread th = init ? (*jni)->NewObject(jni, tc, init, nm) : NULL;
-    if (!th || (*jvmti)->RunAgentThread(jvmti, th, service_main, NULL, JVMTI_THREAD_NORM_PRIORITY)) {
+    jstring nm = (*jni)->NewStringUTF(jni, name);
+    jthread th = init && nm ? (*jni)->NewObject(jni, tc, init, nm) : NULL;
+    if (!th) {
         (*jni)->ExceptionClear(jni);
-        fail("cannot start the service thread");
+        return -1;
     }
+    return (*j)->RunAgentThread(j, th, fn, NULL, JVMTI_THREAD_NORM_PRIORITY) ? -1 : 0;
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
@@ -213,7 +215,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
         fail("cannot install signal handlers");
         return;
     }
-    start_service(jni);
+    if (wf_agent_thread(j, jni, "walkfuzz-service", service_main)) fail("cannot start the service thread");
     if (wf_safepoint_start(j, jni)) fail("cannot start the safepoint service thread");
     if (wf_nwalkers && wf_driver_start_sampler()) fail("cannot start the sampler thread");
     char name[WF_LOG_THREAD_NAME];

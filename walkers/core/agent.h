@@ -106,6 +106,7 @@ extern int wf_emulated_walker;  /* index of jvmti-emulated in wf_walkers, or -1 
 extern int wf_reference_walker; /* walker_names index used for reference records, or -1 */
 void wf_request(struct wf_thread *t, uint32_t kind, uint64_t sample);
 int wf_safepoint_start(jvmtiEnv *jvmti, JNIEnv *jni);
+int wf_agent_thread(jvmtiEnv *j, JNIEnv *jni, const char *name, jvmtiStartFunction fn);
 extern const struct wf_walker wf_jvmti_emulated_walker;
 extern const struct wf_walker wf_jvmti_walker;
 void wf_jvmti_detect(jvmtiEnv *jvmti);

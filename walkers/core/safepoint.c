@@ -105,13 +105,5 @@ int wf_safepoint_start(jvmtiEnv *jvmti, JNIEnv *jni) {
     sp_buf = calloc((size_t)wf_cfg.depth, sizeof *sp_buf);
     sp_frames = calloc((size_t)wf_cfg.depth, sizeof *sp_frames);
     if (!sp_buf || !sp_frames) return -1;
-    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
-    jmethodID init = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-    jstring nm = (*jni)->NewStringUTF(jni, "walkfuzz-safepoint");
-    jthread th = init ? (*jni)->NewObject(jni, tc, init, nm) : NULL;
-    if (!th) {
-        (*jni)->ExceptionClear(jni);
-        return -1;
-    }
-    return (*jvmti)->RunAgentThread(jvmti, th, safepoint_main, NULL, JVMTI_THREAD_NORM_PRIORITY) ? -1 : 0;
+    return wf_agent_thread(jvmti, jni, "walkfuzz-safepoint", safepoint_main);
 }
