@@ -47,6 +47,13 @@ func (s *suite) workloads(ctx context.Context, j jdk.JDK) {
 		if d := res.Differential["asgct~vmstructs"]; d != nil && d["both_ok"] > 0 {
 			s.add(Metric{Name: "same_methods_" + name, Value: float64(d["same_methods"]) / float64(d["both_ok"]),
 				Unit: "share of samples both walked", Target: ">= 0.99", Note: diffNote(d)})
+			// The same, leaving out the samples where the walkers follow different rules on
+			// purpose (differential.CallsiteRule: ASGCT's next-PcDesc rule at a return address).
+			if rest := d["both_ok"] - d["callsite_rule_methods"]; rest > 0 {
+				s.add(Metric{Name: "same_methods_same_rules_" + name, Value: float64(d["same_methods"]) / float64(rest),
+					Unit: "share of samples both walked", Target: ">= 0.99",
+					Note: fmt.Sprintf("%d samples differ by the call-site rule", d["callsite_rule_methods"])})
+			}
 		}
 		la, lv := res.LatencyNs["asgct"], res.LatencyNs["vmstructs"]
 		s.add(Metric{Name: "latency_p50_ns_asgct_" + name, Value: float64(la.P50), Unit: "ns",
@@ -55,6 +62,12 @@ func (s *suite) workloads(ctx context.Context, j jdk.JDK) {
 			mism := ks["mismatch:frame"] + ks["mismatch:missing"] + ks["mismatch:extra"] + ks["mismatch:bci"]
 			s.add(Metric{Name: "known_stack_coverage_" + name, Value: float64(ks["coverage_ppm"]) / 1e6, Unit: "share of walks",
 				Target: targetFor(w)})
+			if v := res.KnownStack["vmstructs"]; v != nil && v["tagged"] > 0 {
+				vm := v["mismatch:frame"] + v["mismatch:missing"] + v["mismatch:extra"] + v["mismatch:bci"]
+				s.add(Metric{Name: "known_stack_mismatch_vmstructs_" + name, Value: float64(vm) / float64(v["tagged"]),
+					Unit: "share of tagged walks", Note: fmt.Sprintf("frame %d missing %d extra %d bci %d of %d tagged",
+						v["mismatch:frame"], v["mismatch:missing"], v["mismatch:extra"], v["mismatch:bci"], v["tagged"])})
+			}
 			s.add(Metric{Name: "known_stack_mismatch_asgct_" + name, Value: float64(mism) / float64(ks["tagged"]),
 				Unit: "share of tagged walks", Note: fmt.Sprintf("frame %d missing %d extra %d bci %d of %d tagged",
 					ks["mismatch:frame"], ks["mismatch:missing"], ks["mismatch:extra"], ks["mismatch:bci"], ks["tagged"])})

@@ -14,17 +14,23 @@ import (
 
 // Classes of a pair of walks.
 const (
-	Agree       = "agree"          // same methods, same bcis
-	TopBci      = "differ:top_bci" // same methods; only the top frame's bci differs
-	Bci         = "differ:bci"     // same methods; a deeper bci differs
-	Length      = "differ:length"  // one is a prefix of the other
-	Frame       = "differ:frame"   // a method differs at some depth
-	BothFailed  = "both_failed"    // neither returned frames
-	AFailed     = "first_failed"   // the first-named walker failed, the other returned frames
-	BFailed     = "second_failed"  // the second-named walker failed
-	Samples     = "samples"
-	BothOK      = "both_ok"      // both returned frames
-	SameMethods = "same_methods" // both returned frames and the same method sequence
+	Agree  = "agree"          // same methods, same bcis
+	TopBci = "differ:top_bci" // same methods; only the top frame's bci differs
+	Bci    = "differ:bci"     // same methods; a deeper bci differs
+	Length = "differ:length"  // one is a prefix of the other
+	Frame  = "differ:frame"   // a method differs at some depth
+	// CallsiteRule: they differ, and one walker flagged that it resolved its first Java frame
+	// at a call site below a stub where ASGCT's next-PcDesc rule picks another scope
+	// (samplelog.FlagCallsiteTop). Counted apart: the rules differ, not the walks' sanity.
+	CallsiteRule = "differ:callsite_rule"
+	BothFailed   = "both_failed"   // neither returned frames
+	AFailed      = "first_failed"  // the first-named walker failed, the other returned frames
+	BFailed      = "second_failed" // the second-named walker failed
+	Samples      = "samples"
+	BothOK       = "both_ok"      // both returned frames
+	SameMethods  = "same_methods" // both returned frames and the same method sequence
+	// CallsiteMethods: both returned frames, the methods differ, and the pair is CallsiteRule.
+	CallsiteMethods = "callsite_rule_methods"
 )
 
 type key struct {
@@ -92,12 +98,15 @@ func (c *Comparer) Add(r *samplelog.Record) {
 		c.Counts[pair] = m
 	}
 	m[Samples]++
-	class, at := Compare(a, b)
+	raw, _ := Compare(a, b)
+	class, at := classifyPair(a, b)
 	m[class]++
 	if a.Result > 0 && b.Result > 0 {
 		m[BothOK]++
-		if class == Agree || class == TopBci || class == Bci {
+		if raw == Agree || raw == TopBci || raw == Bci {
 			m[SameMethods]++
+		} else if class == CallsiteRule {
+			m[CallsiteMethods]++
 		}
 	}
 	if class != Agree && c.kept[pair+class] < 5 {
@@ -158,6 +167,19 @@ func Compare(a, b *samplelog.Record) (class string, at int) {
 		}
 	}
 	return Agree, -1
+}
+
+// classifyPair is Compare with rule differences set apart: a disagreement in which either walk
+// carries FlagCallsiteTop is CallsiteRule.
+func classifyPair(a, b *samplelog.Record) (class string, at int) {
+	class, at = Compare(a, b)
+	switch class {
+	case Frame, Length, TopBci, Bci:
+		if (a.Flags|b.Flags)&samplelog.FlagCallsiteTop != 0 {
+			return CallsiteRule, at
+		}
+	}
+	return class, at
 }
 
 // WriteExamples stores the kept disagreements.

@@ -51,3 +51,23 @@ func TestPairsBySignalInEitherOrder(t *testing.T) {
 	assert.Equal(t, uint64(2), m[BothOK])
 	assert.Len(t, c.Examples, 1)
 }
+
+// A disagreement where one walker flagged the call-site rule is counted apart; an agreement
+// stays an agreement whatever the flag says.
+func TestCallsiteRuleIsSetApart(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	x := [][2]int64{{1, 5}, {2, 7}}
+	flagged := func(r *samplelog.Record) *samplelog.Record { r.Flags |= samplelog.FlagCallsiteTop; return r }
+	c.Add(rec(0, 1, 2, x...))
+	c.Add(flagged(rec(1, 1, 2, [2]int64{9, 1}, x[1])))
+	c.Add(rec(0, 2, 2, x...))
+	c.Add(flagged(rec(1, 2, 2, x...)))
+	c.Add(rec(0, 3, 2, x...))
+	c.Add(rec(1, 3, 2, [2]int64{9, 1}, x[1]))
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(1), m[CallsiteRule])
+	assert.Equal(t, uint64(1), m[Agree])
+	assert.Equal(t, uint64(1), m[Frame])
+	assert.Equal(t, uint64(1), m[CallsiteMethods])
+	assert.Equal(t, uint64(1), m[SameMethods])
+}

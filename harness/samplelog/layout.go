@@ -117,6 +117,10 @@ const (
 const (
 	FlagPerturbed uint16 = 1 << 0 // walked a perturbed copy of the ucontext
 	FlagFaulted   uint16 = 1 << 1 // the walker faulted and was rescued
+	// FlagCallsiteTop: the walker resolved its first Java frame at a return address below a
+	// stub with that call site's own debug info, where ASGCT's rule (the next PcDesc after
+	// pc) lands on a different scope.
+	FlagCallsiteTop uint16 = 1 << 2
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

@@ -7,6 +7,7 @@
 #include "agent.h"
 
 __thread sigjmp_buf *wf_fault_jmp WF_TLS;
+__thread uint16_t wf_walk_note WF_TLS;
 static struct sigaction prev_segv, prev_bus;
 
 static void chain(struct sigaction *prev, int sig, siginfo_t *si, void *uc) {

@@ -88,6 +88,8 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     uint64_t sample = ++t->sample_seq;
     void *uc = ucv;
     uint16_t flags = 0;
+    /* wf_walk_note: WF_REC_* bits a built-in walker adds to its own record (initial-exec
+     * TLS, a plain store and load: signal-safe). */
     if (wf_cfg.perturb_pct && wf_rand(&t->rng) % 100 < wf_cfg.perturb_pct) {
         uc = perturb(t, ucv);
         flags |= WF_REC_PERTURBED;
@@ -103,10 +105,11 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         /* With two walkers, alternate who goes first so neither always sees a warmer cache. */
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
         uint64_t w0 = wf_now_ns();
+        wf_walk_note = 0;
         int n = wf_walkers[w]->walk(&ctx, t->frames, wf_cfg.depth);
         uint64_t w1 = wf_now_ns();
         if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */
-        wf_log_append(t->tid, (uint16_t)w, flags, w0, (uint32_t)(w1 - w0), n, region,
+        wf_log_append(t->tid, (uint16_t)w, (uint16_t)(flags | wf_walk_note), w0, (uint32_t)(w1 - w0), n, region,
                       pre + t->last_append_ns, sample, t->frames, n > 0 ? n : 0);
         append_total += wf_now_ns() - w1;
     }

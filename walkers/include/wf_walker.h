@@ -62,6 +62,9 @@ struct wf_walker {
  * protected region go to the previous handler (HotSpot's), untouched.
  */
 extern __thread sigjmp_buf *wf_fault_jmp;
+/* WF_REC_* bits (wf_samplelog.h) a walker reports about its own walk: the core clears it
+ * before each walk() and ORs it into that walk's record. Initial-exec TLS: signal-safe. */
+extern __thread uint16_t wf_walk_note __attribute__((tls_model("initial-exec")));
 #define WF_PROTECT(buf) (wf_fault_jmp = &(buf), sigsetjmp(buf, 0))
 #define WF_UNPROTECT() (wf_fault_jmp = NULL)
 

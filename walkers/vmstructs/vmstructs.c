@@ -149,7 +149,7 @@ static int int_constant(const char *name, int *out) {
 static struct {
     int ready;
     /* JavaThread & friends */
-    struct vs_field jt_anchor, jt_state, jt_stack_base, jt_stack_size;
+    struct vs_field jt_anchor, jt_state, jt_stack_base, jt_stack_size, jt_vframe_array;
     struct vs_field jfa_sp, jfa_pc, jfa_fp, jcw_anchor;
     int64_t jt_size;
     /* code cache */
@@ -305,6 +305,8 @@ static int vs_init(const struct wf_walker_env *env, char *err, size_t errlen) {
     need(&C.jfa_fp, "JavaFrameAnchor", "_last_Java_fp", NULL, NULL, 8);
     need(&C.jcw_anchor, "JavaCallWrapper", "_anchor", NULL, NULL, 0);
     need_type(&C.jt_size, "JavaThread");
+    /* Set while the thread deoptimizes (fetch_unroll_info .. unpack_frames): see do_walk. */
+    optional(&C.jt_vframe_array, "JavaThread", "_vframe_array_head", 8);
 
     /* Code cache: heaps, their memory, segment maps and block headers. */
     need(&C.cc_heaps, "CodeCache", "_heaps", NULL, NULL, 8);
@@ -552,14 +554,21 @@ static inline int is_nmethod(uintptr_t blob) {
     return rds(blob, &C.cb_header_size) == C.nmethod_size;
 }
 
-/* StubRoutines blobs ("StubRoutines (1)", ...) hold stubs generated with enter()/leave(). */
-static int is_stub_routines(uintptr_t blob) {
+/* Whether the blob's name starts with prefix (names are static C strings in libjvm). */
+static int blob_named(uintptr_t blob, const char *prefix) {
     const volatile char *n = (const volatile char *)rdp(blob + (uintptr_t)C.cb_name.off);
     if (!PLAUSIBLE(n)) return 0;
-    static const char want[] = "StubRoutines";
-    for (size_t i = 0; i < sizeof want - 1; i++)
-        if (n[i] != want[i]) return 0;
+    for (size_t i = 0; prefix[i]; i++)
+        if (n[i] != prefix[i]) return 0;
     return 1;
+}
+
+/* StubRoutines blobs ("StubRoutines (1)", ...) hold stubs generated with enter()/leave(). */
+static int is_stub_routines(uintptr_t blob) { return blob_named(blob, "StubRoutines"); }
+
+/* The blobs that replace a compiled frame with interpreter frames (see do_walk). */
+static int is_deopt_blob(uintptr_t blob) {
+    return blob_named(blob, "DeoptimizationBlob") || blob_named(blob, "UncommonTrapBlob");
 }
 
 static inline uintptr_t code_begin(uintptr_t blob) {
@@ -839,6 +848,16 @@ static int do_walk(struct vs_walk *w, const ucontext_t *uc, JNIEnv *jni) {
     w->a_pc = rdp(anchor + (uintptr_t)C.jfa_pc.off);
     uintptr_t a_fp = w->a_fp = rdp(anchor + (uintptr_t)C.jfa_fp.off);
 
+    /* Deoptimizing: the deopt and uncommon-trap blobs pop the compiled frame and push
+     * skeletal interpreter frames that unpack_frames fills in later, moving sp by hand in
+     * between. Until then the stack holds stale words from earlier calls at the same
+     * depths, including real return addresses into the same nmethod, so a walk "succeeds"
+     * with the scopes of code that ran before (found by the known-stack oracle on
+     * lambdas). ASGCT refuses here too (ticks_deopt, via JavaThread::_in_deopt_handler,
+     * which VMStructs does not export; _vframe_array_head covers the same window). */
+    if (C.jt_vframe_array.off >= 0 && rdp(thread + (uintptr_t)C.jt_vframe_array.off))
+        return VS_DEOPT;
+
     uintptr_t iq = rdp(C.interp_code.addr);
     if (PLAUSIBLE(iq)) {
         w->interp_lo = rdp(iq + (uintptr_t)C.sq_buf.off);
@@ -981,16 +1000,26 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 if (!emit(w, m, -3, WF_FRAME_NATIVE)) return w->n;
             } else {
                 uintptr_t pd = 0;
-                if (initial) {
-                    /* ASGCT: exact PcDesc when stopped at the thread's anchor pc, else the
-                     * first PcDesc after pc (the end of the region its scope describes). */
-                    if (w->a_sp && pc == w->a_pc) pd = find_pcdesc(blob, pc, 1);
-                    if (!pd) pd = find_pcdesc(blob, pc, 0);
-                    /* no useful PcDesc after pc: ASGCT then walks from the unadjusted pc,
-                     * where vframeStream looks for an exact PcDesc (a return address has one) */
+                if (initial && !precise) {
+                    /* Interrupted at an arbitrary instruction: as ASGCT, the first PcDesc
+                     * after pc (the end of the region its scope describes) ... */
+                    pd = find_pcdesc(blob, pc, 0);
+                    /* ... and with no useful one, the exact PcDesc vframeStream would use */
                     if (!pd) pd = find_pcdesc(blob, pc, 1);
                 } else {
+                    /* A return address or the anchor's pc: a call site, whose exact PcDesc
+                     * is the live scope. ASGCT applies its "first PcDesc after pc" rule to
+                     * any first Java frame whose pc is not the anchor's, which for the
+                     * caller of a runtime stub (C1's counter_overflow, reached from the
+                     * anchor) picks the scope of an unrelated slow path further down: the
+                     * known-stack oracle caught us doing the same on lambdas. */
                     pd = find_pcdesc(blob, pc, 1);
+                    if (initial && pc != w->a_pc) {
+                        uintptr_t near = find_pcdesc(blob, pc, 0);
+                        if (!pd) pd = near;
+                        else if (near && rds(near, &C.pc_scope) != rds(pd, &C.pc_scope))
+                            wf_walk_note |= WF_REC_CALLSITE_TOP;
+                    }
                 }
                 DBG(vs_dbg.scope_fail = pd ? vs_dbg.scope_fail : (initial ? 7 : 8));
 #ifdef VS_DEBUG
@@ -1025,6 +1054,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
         }
 
         /* Any other blob: runtime stubs, adapters, StubRoutines, vtable stubs, ... */
+        if (is_deopt_blob(blob)) return VS_DEOPT; /* no frame above it can be trusted */
         if (precise && fs > 0) {
             /* e.g. a runtime stub that set the anchor at its own pc: unwind by frame size */
             uintptr_t nsp = f.usp + 8 * (uint64_t)fs;
@@ -1074,6 +1104,7 @@ static const char *const vs_names[] = {
     "no_Java_frame",     "no_java_thread", "no_anchor",    "break_not_walkable", "break_interpreted",
     "break_compiled",    "break_stub",     "break_stack_range", "unknown_nmethod", "fault",
     "break_entry",       "unknown_method", "unknown_state", "not_initialized",
+    "deopt",
 };
 
 static const char *vs_code_name(int code) {

@@ -30,7 +30,8 @@ enum {
     VS_UNKNOWN_METHOD = -11,   /* Method* that fails validation */
     VS_UNKNOWN_STATE = -12,    /* thread state not one HotSpot defines */
     VS_NOT_INITIALIZED = -13,  /* vm_init has not located the JavaThread from a JNIEnv yet */
-    VS_CODE_MIN = -13
+    VS_DEOPT = -14,            /* the thread is deoptimizing: its frames are being rebuilt */
+    VS_CODE_MIN = -14
 };
 
 /* A frame whose method has no jmethodID carries the raw Method* with this bit set

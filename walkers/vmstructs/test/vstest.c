@@ -39,6 +39,7 @@ extern const struct wf_walker wf_vmstructs_walker;
 /* ---------------------------------------------------------------- crash protection (test copy) */
 
 __thread sigjmp_buf *wf_fault_jmp __attribute__((tls_model("initial-exec")));
+__thread uint16_t wf_walk_note __attribute__((tls_model("initial-exec")));
 static struct sigaction prev_segv, prev_bus;
 static volatile long faults_caught;
 static uint64_t fault_pc[16], fault_addr[16];
