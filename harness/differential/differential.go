@@ -31,6 +31,9 @@ const (
 	SameMethods  = "same_methods" // both returned frames and the same method sequence
 	// CallsiteMethods: both returned frames, the methods differ, and the pair is CallsiteRule.
 	CallsiteMethods = "callsite_rule_methods"
+	// SecondExtends: differ:length where the second walker's trace is the longer one, i.e.
+	// it names every method the first named, in order, and goes on.
+	SecondExtends = "second_extends"
 )
 
 type key struct {
@@ -107,6 +110,9 @@ func (c *Comparer) Add(r *samplelog.Record) {
 			m[SameMethods]++
 		} else if class == CallsiteRule {
 			m[CallsiteMethods]++
+		}
+		if raw == Length && len(b.Frames) > len(a.Frames) {
+			m[SecondExtends]++
 		}
 	}
 	if class != Agree && c.kept[pair+class] < 5 {

@@ -48,6 +48,7 @@ func TestPairsBySignalInEitherOrder(t *testing.T) {
 	assert.Equal(t, uint64(2), m[Samples])
 	assert.Equal(t, uint64(1), m[Agree])
 	assert.Equal(t, uint64(1), m[Length])
+	assert.Equal(t, uint64(1), m[SecondExtends], "vmstructs (second) named what asgct named and went on")
 	assert.Equal(t, uint64(2), m[BothOK])
 	assert.Len(t, c.Examples, 1)
 }
