@@ -29,13 +29,17 @@ func jdksCmd() *cobra.Command {
 				return enc.Encode(all)
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "MAJOR\tVERSION\tVENDOR\tASGCT\tDEFAULT\tPATH\tFOUND VIA")
+			fmt.Fprintln(w, "MAJOR\tVERSION\tVENDOR\tASGCT\tJVMTI STACK API\tDEFAULT\tPATH\tFOUND VIA")
 			for _, j := range all {
 				mark := ""
 				if j.Path == def.Path {
 					mark = "*"
 				}
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", j.Major, j.Version, j.Vendor, yesNo(j.HasASGCT), mark, j.Path, strings.Join(j.Sources, ","))
+				api := j.StackAPI
+				if api == "" {
+					api = "no (jvmti-emulated only)"
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.Major, j.Version, j.Vendor, yesNo(j.HasASGCT), api, mark, j.Path, strings.Join(j.Sources, ","))
 			}
 			return w.Flush()
 		},

@@ -16,6 +16,9 @@ const (
 	TruncatedDepth = "truncated:depth" // stopped at the depth limit without reaching a root
 	Invalid        = "invalid"         // a frame that cannot be right
 	ErrorPrefix    = "error:"          // followed by the walker's code name
+	// Biased: a deferred trace (the proposed JVMTI API) that the JVM says it took later
+	// than asked; not the stack at the signal, whatever its shape.
+	Biased = "biased"
 )
 
 // Reasons a walk is invalid (the first bad frame decides), the keys of Summary.Invalid.
@@ -136,6 +139,8 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 	switch {
 	case reason != "":
 		return Invalid, reason, unresolved
+	case r.Flags&samplelog.FlagBiased != 0:
+		return Biased, "", nil
 	case bottom >= 0 && c.root(r.Frames[bottom].Method):
 		return OK, "", nil
 	case bottom < 0 && len(r.Frames) > 0 && r.Frames[len(r.Frames)-1].Type == samplelog.FrameCPP:

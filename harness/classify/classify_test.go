@@ -80,6 +80,7 @@ func TestClassify(t *testing.T) {
 		name   string
 		walker uint16
 		result int32 // 0 with frames: set to len(frames)
+		flags  uint16
 		frames []samplelog.Frame
 		class  string
 		reason string
@@ -120,12 +121,15 @@ func TestClassify(t *testing.T) {
 		{name: "native method reports -3", frames: []samplelog.Frame{typed(nativeSleep, -3, samplelog.FrameNative), f(threadRun, 1)}, class: OK},
 		{name: "unknown max bci", frames: []samplelog.Frame{f(noBci, 5000), f(threadRun, 1)}, class: OK},
 		{name: "first bad frame decides", frames: []samplelog.Frame{f(recurse, 99), f(unknownID, 1)}, class: Invalid, reason: ReasonBciRange},
+		{name: "biased complete trace", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(recurse, 3), f(threadRun, 11)}, class: Biased},
+		{name: "biased short trace", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(taskRun, 1)}, class: Biased},
+		{name: "invalid beats biased", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(recurse, 21), f(threadRun, 1)}, class: Invalid, reason: ReasonBciRange},
 		{name: "frame type no walker defines", frames: []samplelog.Frame{typed(recurse, 1, 9), f(threadRun, 1)}, class: Invalid, reason: ReasonFrameType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New(testConfig())
-			r := &samplelog.Record{Walker: tt.walker, Result: tt.result, Frames: tt.frames}
+			r := &samplelog.Record{Walker: tt.walker, Result: tt.result, Flags: tt.flags, Frames: tt.frames}
 			if tt.frames != nil {
 				r.Result = int32(len(tt.frames))
 			}

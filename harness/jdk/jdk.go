@@ -17,13 +17,16 @@ import (
 
 // JDK is one Java installation.
 type JDK struct {
-	Path     string   `json:"path"`    // JAVA_HOME
-	Version  string   `json:"version"` // e.g. 17.0.15
-	Major    int      `json:"major"`
-	Vendor   string   `json:"vendor"`
-	LibJVM   string   `json:"libjvm"`
-	HasASGCT bool     `json:"asgct"` // libjvm exports AsyncGetCallTrace
-	HasJavac bool     `json:"javac"`
+	Path     string `json:"path"`    // JAVA_HOME
+	Version  string `json:"version"` // e.g. 17.0.15
+	Major    int    `json:"major"`
+	Vendor   string `json:"vendor"`
+	LibJVM   string `json:"libjvm"`
+	HasASGCT bool   `json:"asgct"` // libjvm exports AsyncGetCallTrace
+	HasJavac bool   `json:"javac"`
+	// StackAPI: which variant of OpenJDK's proposed JVMTI stack-trace API libjvm carries
+	// (StackAPICallbacks, StackAPIJFR, or "" for neither), found by its extension ids.
+	StackAPI string   `json:"jvmti_stack_api,omitempty"`
 	Sources  []string `json:"found_via"`
 }
 
@@ -127,6 +130,7 @@ func Inspect(home string) (JDK, error) {
 	}
 	if j.LibJVM != "" {
 		j.HasASGCT, _ = exportsSymbol(j.LibJVM, "AsyncGetCallTrace")
+		j.StackAPI = stackAPI(j.LibJVM)
 	}
 	_, err = os.Stat(filepath.Join(home, "bin", "javac"))
 	j.HasJavac = err == nil
@@ -154,6 +158,43 @@ func Major(v string) int {
 	}
 	n, _ := strconv.Atoi(head)
 	return n
+}
+
+// The proposed JVMTI stack-trace API's extension ids (walkers/jvmti/wf_jvmti.h).
+const (
+	StackAPICallbacks = "callbacks" // com.sun.hotspot.functions.RequestStackTrace
+	StackAPIJFR       = "jfr"       // com.sun.hotspot.functions.RequestJFRStackTrace only
+	requestID         = "com.sun.hotspot.functions.RequestStackTrace"
+	jfrRequestID      = "com.sun.hotspot.functions.RequestJFRStackTrace"
+)
+
+// stackAPI looks for the extension ids among libjvm's read-only strings: a JVM registers
+// its extension functions by those names. The agent checks again at run time.
+func stackAPI(lib string) string {
+	f, err := elf.Open(lib)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sec := f.Section(".rodata")
+	if sec == nil {
+		return ""
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return ""
+	}
+	return stackAPIIn(data)
+}
+
+func stackAPIIn(data []byte) string {
+	switch {
+	case bytes.Contains(data, []byte(requestID+"\x00")):
+		return StackAPICallbacks
+	case bytes.Contains(data, []byte(jfrRequestID+"\x00")):
+		return StackAPIJFR
+	}
+	return ""
 }
 
 func exportsSymbol(lib, name string) (bool, error) {

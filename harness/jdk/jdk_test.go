@@ -3,6 +3,7 @@ package jdk
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,6 +24,10 @@ func TestDiscoverFindsARealJDK(t *testing.T) {
 		assert.FileExists(t, j.Java())
 		if j.Major >= 11 {
 			assert.True(t, j.HasASGCT, "HotSpot %s should export AsyncGetCallTrace", j.Version)
+		}
+		// No released JDK carries the proposed API (FACTS): a stock build must say so.
+		if !strings.Contains(j.Version, "internal") {
+			assert.Empty(t, j.StackAPI, "JDK %s at %s", j.Version, j.Path)
 		}
 	}
 	def, err := Pick(all, "")
@@ -47,4 +52,13 @@ func TestPickErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "is not a JDK")
 	_, err = Pick(nil, "")
 	assert.ErrorIs(t, err, ErrNoJDK)
+}
+
+// The ids decide the variant; the callback API wins when both are present.
+func TestStackAPIIn(t *testing.T) {
+	nul := "\x00"
+	assert.Equal(t, "", stackAPIIn([]byte("x"+nul+"com.sun.hotspot.functions.GetVirtualThread"+nul)))
+	assert.Equal(t, StackAPIJFR, stackAPIIn([]byte("a"+nul+jfrRequestID+nul+"b")))
+	assert.Equal(t, StackAPICallbacks, stackAPIIn([]byte(jfrRequestID+nul+requestID+nul)))
+	assert.Equal(t, "", stackAPIIn([]byte(requestID+"Ex"+nul)), "a longer id is another function")
 }

@@ -148,6 +148,18 @@ func (t *Table) Get(id uint64) *Method {
 	return t.byID[id]
 }
 
+// ByKey maps each method's Key to its id (for traces that name methods, such as JFR's).
+func (t *Table) ByKey() map[string]uint64 {
+	out := map[string]uint64{}
+	if t == nil {
+		return out
+	}
+	for id, m := range t.byID {
+		out[m.Key()] = id
+	}
+	return out
+}
+
 // Len is the number of methods.
 func (t *Table) Len() int {
 	if t == nil {

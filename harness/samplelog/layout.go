@@ -121,6 +121,8 @@ const (
 	// stub with that call site's own debug info, where ASGCT's rule (the next PcDesc after
 	// pc) lands on a different scope.
 	FlagCallsiteTop uint16 = 1 << 2
+	// FlagBiased: a deferred trace the JVM says was taken later than asked (WF_REC_BIASED).
+	FlagBiased uint16 = 1 << 3
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

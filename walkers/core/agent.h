@@ -62,6 +62,7 @@ struct wf_thread {
     struct wf_frame *deferred;   /* frames of a trace delivered by a JVMTI callback */
     int ndeferred;
     int deferred_failed;
+    int deferred_biased;
     ucontext_t scratch_uc;       /* perturbed copy of the interrupted context */
 };
 

@@ -100,9 +100,11 @@ enum {
 enum {
     WF_REC_PERTURBED = 1 << 0, /* walked a perturbed copy of the ucontext */
     WF_REC_FAULTED = 1 << 1,   /* the walker faulted and was rescued */
-    WF_REC_CALLSITE_TOP = 1 << 2 /* the walker resolved its first Java frame at a return address
+    WF_REC_CALLSITE_TOP = 1 << 2, /* the walker resolved its first Java frame at a return address
                                     below a stub with the call site's own debug info, where
                                     ASGCT's rule takes the next PcDesc and a different scope */
+    WF_REC_BIASED = 1 << 3       /* a deferred trace the JVM says was taken later than asked
+                                    (the proposed JVMTI API's "biased") */
 };
 
 /*

@@ -24,6 +24,7 @@ type event struct {
 		Biased         bool        `json:"biased"`
 		SamplingPeriod string      `json:"samplingPeriod"`
 		LostSamples    uint64      `json:"lostSamples"`
+		UserData       int64       `json:"userData"` // jdk.StackTraceRequest
 	} `json:"values"`
 }
 

@@ -8,7 +8,13 @@
  *        begin_cb, end_cb, frame_cb, user_data)                          from the handler
  *   com.sun.hotspot.functions.RequestJFRStackTrace(thread, ucontext, jlong user_data)
  *                                                                        the JFR variant
- * The callbacks run later, outside the handler, at the thread's next safepoint. */
+ * The callbacks run later, outside the handler, at the thread's next safepoint.
+ *
+ * The JFR variant delivers nothing to us: the JVM writes a jdk.StackTraceRequest event
+ * (stackTrace, userData, failed, biased) into a flight recording the harness started. The
+ * handler then appends a placeholder record (code jfr_requested) holding the request's time,
+ * thread and sample; the harness replaces it with the event whose userData names the same
+ * (thread, sample) after the run (harness/runner/jfrrequests.go). */
 #include <stdio.h>
 #include <string.h>
 #include "agent.h"
@@ -54,6 +60,7 @@ static void JNICALL on_begin(jboolean failed, jboolean biased, const void *user_
     if (!t) return;
     t->ndeferred = 0;
     t->deferred_failed = failed ? 1 : 0;
+    t->deferred_biased = biased ? 1 : 0;
     if (biased) __atomic_fetch_add(&t->stats->reserved[0], 1, __ATOMIC_RELAXED); /* biased count */
 }
 
@@ -73,7 +80,7 @@ static void JNICALL on_end(const void *user_data) {
     uint64_t sample = (uint64_t)(uintptr_t)user_data;
     uint64_t now = wf_now_ns();
     int32_t result = t->deferred_failed ? -1 : t->ndeferred;
-    wf_log_append(t->tid, (uint16_t)wf_jvmti_api.walker_index, 0, t->req_ts, (uint32_t)(now - t->req_ts), result,
+    wf_log_append(t->tid, (uint16_t)wf_jvmti_api.walker_index, t->deferred_biased ? WF_REC_BIASED : 0, t->req_ts, (uint32_t)(now - t->req_ts), result,
                   t->region, 0, sample, t->deferred, t->deferred_failed ? 0 : t->ndeferred);
 }
 
@@ -82,12 +89,6 @@ static int jvmti_init(const struct wf_walker_env *env, char *err, size_t errlen)
         snprintf(err, errlen,
                  "unsupported: JDK %s lacks the proposed JVMTI stack-trace API (%s, OpenJDK PR 29067): use --walker jvmti-emulated",
                  env->java_version ? env->java_version : "?", WF_JVMTI_REQUEST_ID);
-        return -1;
-    }
-    if (wf_jvmti_api.variant == WF_JVMTI_JFR) {
-        snprintf(err, errlen,
-                 "unsupported: JDK %s offers only the JFR variant (%s); reading jdk.StackTraceRequest events is not implemented yet",
-                 env->java_version ? env->java_version : "?", WF_JVMTI_JFR_REQUEST_ID);
         return -1;
     }
     if (wf_jvmti_api.init && wf_jvmti_api.init(env->jvmti) != JVMTI_ERROR_NONE) {
@@ -103,6 +104,12 @@ static int jvmti_walk(const struct wf_walk_ctx *ctx, struct wf_frame *frames, in
     (void)frames, (void)max_depth;
     struct wf_thread *t = wf_self;
     if (!t) return -2;
+    if (wf_jvmti_api.variant == WF_JVMTI_JFR) {
+        jvmtiError e = wf_jvmti_api.jfr_request(wf_jvmti_api.env, NULL, ctx->ucontext,
+                                                (jlong)wf_jvmti_user_data(ctx->tid, ctx->sample));
+        /* the placeholder record: the core appends it with this signal's time and region */
+        return e == JVMTI_ERROR_NONE ? WF_JVMTI_JFR_REQUESTED : -3;
+    }
     t->req_ts = wf_now_ns();
     jvmtiError e = wf_jvmti_api.request(wf_jvmti_api.env, NULL, ctx->ucontext, on_begin, on_end, on_frame,
                                         (const void *)(uintptr_t)ctx->sample);
@@ -115,6 +122,7 @@ static const char *jvmti_code_name(int code) {
     case -1: return "failed";
     case -2: return "no_thread";
     case -3: return "request_refused";
+    case WF_JVMTI_JFR_REQUESTED: return "jfr_requested";
     }
     return NULL;
 }

@@ -2,6 +2,7 @@
 #ifndef WF_JVMTI_H
 #define WF_JVMTI_H
 
+#include <stdint.h>
 #include <jvmti.h>
 
 #define WF_JVMTI_INIT_ID "com.sun.hotspot.functions.InitializeRequestStackTrace"
@@ -20,6 +21,13 @@ struct wf_jvmti_api {
 };
 
 extern struct wf_jvmti_api wf_jvmti_api;
+
+/* The JFR variant's placeholder code, and the userData it passes: the thread id in the high
+ * 32 bits, the low 32 bits of the per-thread sample number below (harness: jfrrequests.go). */
+#define WF_JVMTI_JFR_REQUESTED (-4)
+static inline uint64_t wf_jvmti_user_data(uint32_t tid, uint64_t sample) {
+    return (uint64_t)tid << 32 | (sample & 0xffffffffu);
+}
 
 /* Fills api from the env's extension table; 0 when either variant is present. */
 int wf_jvmti_lookup(jvmtiEnv *jvmti, struct wf_jvmti_api *api);

@@ -43,7 +43,21 @@ static jvmtiError JNICALL fake_request(jvmtiEnv *env, ...) {
     return JVMTI_ERROR_NONE;
 }
 
-static jvmtiError JNICALL fake_jfr(jvmtiEnv *env, ...) { (void)env; return JVMTI_ERROR_NONE; }
+static int jfr_calls;
+static void *jfr_ucontext;
+static jlong jfr_user_data;
+
+static jvmtiError JNICALL fake_jfr(jvmtiEnv *env, ...) {
+    va_list ap;
+    va_start(ap, env);
+    jthread th = va_arg(ap, jthread);
+    jfr_ucontext = va_arg(ap, void *);
+    jfr_user_data = va_arg(ap, jlong);
+    va_end(ap);
+    (void)th;
+    jfr_calls++;
+    return JVMTI_ERROR_NONE;
+}
 
 static const char *offered[3];
 static jvmtiExtensionFunction funcs[3];
@@ -87,11 +101,29 @@ int main(int argc, char **argv) {
     CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) != 0, "init must refuse without the API");
     CHECK(strstr(err, "jvmti-emulated") != NULL, "message names the emulation: %s", err);
 
-    /* Only the JFR variant: detected as such. */
+    /* Only the JFR variant: detected, initialized, and a walk passes the ucontext and a
+     * userData naming (thread, sample), leaving a placeholder for the harness to fill. */
     offer(2);
     struct wf_jvmti_api api;
     CHECK(wf_jvmti_lookup(env, &api) == 0 && api.variant == WF_JVMTI_JFR, "JFR variant detected");
-    CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) != 0 && strstr(err, "RequestJFRStackTrace"), "JFR-only: %s", err);
+    init_calls = 0;
+    CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) == 0, "JFR-only init: %s", err);
+    CHECK(init_calls == 1 && wf_jvmti_api.variant == WF_JVMTI_JFR, "JFR variant initialized (%d)", init_calls);
+    wf_jvmti_api.env = env;
+    {
+        struct wf_thread jt = {.tid = 77};
+        wf_self = &jt;
+        int uc;
+        struct wf_walk_ctx jctx = {.ucontext = &uc, .tid = 77, .sample = 0x100000009ULL};
+        struct wf_frame jframes[4];
+        int r = wf_jvmti_walker.walk(&jctx, jframes, 4);
+        CHECK(r == WF_JVMTI_JFR_REQUESTED, "JFR walk leaves a placeholder (%d)", r);
+        CHECK(!strcmp(wf_jvmti_walker.code_name(r), "jfr_requested"), "placeholder code named");
+        CHECK(jfr_calls == 1 && jfr_ucontext == &uc, "RequestJFRStackTrace got the ucontext");
+        CHECK((uint64_t)jfr_user_data == ((uint64_t)77 << 32 | 9), "userData = tid<<32 | low 32 bits of sample: %llx",
+              (unsigned long long)jfr_user_data);
+        wf_self = NULL;
+    }
 
     /* The callback API: detected, initialized, and a walk delivers one record. */
     offer(3);
@@ -127,6 +159,7 @@ int main(int argc, char **argv) {
     CHECK(f[1].type == WF_FRAME_NATIVE && f[1].bci == -3, "frame 1 native");
     CHECK(f[2].method == 0x3333 && f[2].bci == 42, "frame 2");
     CHECK(t.stats->reserved[0] == 1, "biased counted");
+    CHECK(rec->flags & WF_REC_BIASED, "biased flag on the record (%x)", rec->flags);
     printf("%s\n", failures ? "FAILED" : "PASS");
     return failures ? 1 : 0;
 }
