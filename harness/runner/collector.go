@@ -43,6 +43,8 @@ type collector struct {
 	codes   map[string]classify.CodeNamer
 	tail    [tailLen]*samplelog.Record // the last walks classified, oldest overwritten
 	ntail   int
+	names   []string       // walker names as the agent spells them
+	reqs    *jvmtiRequests // the JFR variant's pending requests, or nil
 }
 
 // tailLen walks are kept for last_walks.txt when the run ends in a crash or hang.
@@ -75,6 +77,7 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 	roots, _ := classify.LoadRoots(rootsPath)
 	c.codes, _ = classify.LoadCodeNames(filepath.Join(c.dir, CodesFile))
 	h := log.Header()
+	c.names = h.WalkerNames
 	c.cls = classify.New(classify.Config{Walkers: h.WalkerNames, CodeNames: c.codes, Methods: c.table,
 		MaxDepth: int(h.MaxDepth), Roots: roots})
 	c.ks = knownstack.NewChecker(nil, c.table, h.WalkerNames, int(h.MaxDepth))
@@ -116,15 +119,32 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 			n++
 			continue
 		}
-		c.cls.Add(r)
-		c.tail[c.ntail%tailLen] = r
-		c.ntail++
-		c.ks.Add(r, c.errName)
-		c.diff.Add(r)
-		c.oracle.Add(r)
+		if int(r.Walker) < len(c.names) && c.reqs.hold(c.names[r.Walker], r) {
+			continue
+		}
+		c.consume(r)
 	}
 	clear(c.pending[n:])
 	c.pending = c.pending[:n]
+}
+
+// consume passes one walk to every check.
+func (c *collector) consume(r *samplelog.Record) {
+	c.cls.Add(r)
+	c.tail[c.ntail%tailLen] = r
+	c.ntail++
+	c.ks.Add(r, c.errName)
+	c.diff.Add(r)
+	c.oracle.Add(r)
+}
+
+// resolveRequests replaces the JFR variant's placeholders with the traces the recording
+// delivered (after the JVM has exited and the log is read to its end).
+func (c *collector) resolveRequests(jfrTool string) string {
+	if c.reqs == nil || c.cls == nil {
+		return ""
+	}
+	return c.reqs.resolve(jfrTool, c.table, c.consume)
 }
 
 func renamed(n string, rename map[string]string) string {

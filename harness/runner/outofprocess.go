@@ -43,11 +43,16 @@ type outside struct {
 	stats   ebpf.Stats
 	notes   []string
 	stopped bool
+	reqs    *jvmtiRequests // the jvmti walker's JFR variant
 }
 
 // prepare checks what the out-of-process walkers need and returns extra JVM flags.
 func (o *outside) prepare(e *episode.Episode, j jdk.JDK, dir string) ([]string, error) {
-	var flags []string
+	flags, reqs, err := jvmtiJFRFlags(e, j, dir)
+	if err != nil {
+		return nil, err
+	}
+	o.reqs = reqs
 	if slices.Contains(e.Walkers, JFR) {
 		plan, err := jfr.Options(e, jfr.Target{JDKMajor: j.Major, Dir: dir})
 		if err != nil {

@@ -195,6 +195,7 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	defer log.Close()
 	col := newCollector(dir, &e)
 	col.doctor = opt.DoctorStacks
+	col.reqs = out.reqs
 
 	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
@@ -260,6 +261,9 @@ loop:
 	decideOutcome(res, dir, proc, h, hangReason, !termSent.IsZero())
 	if res.Outcome == results.HarnessError {
 		return nil, usage("%s", res.Reason)
+	}
+	if note := col.resolveRequests(j.Tool("jfr")); note != "" {
+		res.Notes = append(res.Notes, note)
 	}
 	col.finish(res, log)
 	jvmOut, _ := os.ReadFile(filepath.Join(dir, Stderr))

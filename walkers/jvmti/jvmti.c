@@ -123,6 +123,7 @@ static const char *jvmti_code_name(int code) {
     case -2: return "no_thread";
     case -3: return "request_refused";
     case WF_JVMTI_JFR_REQUESTED: return "jfr_requested";
+    case WF_JVMTI_JFR_NOT_DELIVERED: return "not_delivered";
     }
     return NULL;
 }

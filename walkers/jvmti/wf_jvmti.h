@@ -25,6 +25,8 @@ extern struct wf_jvmti_api wf_jvmti_api;
 /* The JFR variant's placeholder code, and the userData it passes: the thread id in the high
  * 32 bits, the low 32 bits of the per-thread sample number below (harness: jfrrequests.go). */
 #define WF_JVMTI_JFR_REQUESTED (-4)
+/* Named here, set by the harness: a request whose event never reached the recording. */
+#define WF_JVMTI_JFR_NOT_DELIVERED (-5)
 static inline uint64_t wf_jvmti_user_data(uint32_t tid, uint64_t sample) {
     return (uint64_t)tid << 32 | (sample & 0xffffffffu);
 }
