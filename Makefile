@@ -86,6 +86,7 @@ fuzz: build
 	go test ./harness/samplelog -run '^$$' -fuzz FuzzRead -fuzztime 2m
 	go test ./harness/crash -run '^$$' -fuzz FuzzParse -fuzztime 2m
 	go test ./harness/hang -run '^$$' -fuzz FuzzParse -fuzztime 2m
+	go test ./walkers/jfr -run '^$$' -fuzz FuzzReadRequestsJSON -fuzztime 1m
 
 lint: build
 	go vet ./...
