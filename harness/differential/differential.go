@@ -175,17 +175,31 @@ func Compare(a, b *samplelog.Record) (class string, at int) {
 	return Agree, -1
 }
 
-// classifyPair is Compare with rule differences set apart: a disagreement in which either walk
-// carries FlagCallsiteTop is CallsiteRule.
+// classifyPair is Compare with rule differences set apart: a disagreement that starts in
+// the first physical frame (its inlined frames and itself) of a walk carrying
+// FlagCallsiteTop is CallsiteRule; one that starts deeper is not the rule's doing.
 func classifyPair(a, b *samplelog.Record) (class string, at int) {
 	class, at = Compare(a, b)
 	switch class {
 	case Frame, Length, TopBci, Bci:
-		if (a.Flags|b.Flags)&samplelog.FlagCallsiteTop != 0 {
-			return CallsiteRule, at
+		for _, r := range []*samplelog.Record{a, b} {
+			if r.Flags&samplelog.FlagCallsiteTop != 0 && at <= firstPhysical(r) {
+				return CallsiteRule, at
+			}
 		}
 	}
 	return class, at
+}
+
+// firstPhysical is the index of the outermost frame of the first physical frame: the
+// first frame that is not an inlined one.
+func firstPhysical(r *samplelog.Record) int {
+	for i, f := range r.Frames {
+		if f.Type != samplelog.FrameInlined {
+			return i
+		}
+	}
+	return len(r.Frames)
 }
 
 // WriteExamples stores the kept disagreements.

@@ -65,10 +65,13 @@ func TestCallsiteRuleIsSetApart(t *testing.T) {
 	c.Add(flagged(rec(1, 2, 2, x...)))
 	c.Add(rec(0, 3, 2, x...))
 	c.Add(rec(1, 3, 2, [2]int64{9, 1}, x[1]))
+	// flagged, but the first frame is a physical one and they differ below it
+	c.Add(rec(0, 4, 2, x...))
+	c.Add(flagged(rec(1, 4, 2, x[0], [2]int64{8, 1})))
 	m := c.Counts["asgct~vmstructs"]
 	assert.Equal(t, uint64(1), m[CallsiteRule])
 	assert.Equal(t, uint64(1), m[Agree])
-	assert.Equal(t, uint64(1), m[Frame])
+	assert.Equal(t, uint64(2), m[Frame])
 	assert.Equal(t, uint64(1), m[CallsiteMethods])
 	assert.Equal(t, uint64(1), m[SameMethods])
 }
