@@ -111,7 +111,7 @@ func (c *Comparer) Add(r *samplelog.Record) {
 		} else if class == CallsiteRule {
 			m[CallsiteMethods]++
 		}
-		if raw == Length && len(b.Frames) > len(a.Frames) {
+		if class == Length && len(b.Frames) > len(a.Frames) {
 			m[SecondExtends]++
 		}
 	}
