@@ -128,7 +128,7 @@ func load(dir string) (Bucket, error) {
 	if err != nil {
 		return b, err
 	}
-	jdks, walkers, workloads := set{}, set{}, set{}
+	jdks, walkers, workloads := StringSet{}, StringSet{}, StringSet{}
 	for _, o := range occ {
 		b.Count++
 		if len(o) < 6 {
@@ -141,13 +141,13 @@ func load(dir string) (Bucket, error) {
 		if at.After(b.LastSeen) {
 			b.LastSeen = at
 		}
-		jdks.add(o[3])
+		jdks.Add(o[3])
 		for _, w := range strings.Split(o[4], ",") {
-			walkers.add(w)
+			walkers.Add(w)
 		}
-		workloads.add(o[5])
+		workloads.Add(o[5])
 	}
-	b.JDKs, b.Walkers, b.Workloads = jdks.sorted(), walkers.sorted(), workloads.sorted()
+	b.JDKs, b.Walkers, b.Workloads = jdks.Sorted(), walkers.Sorted(), workloads.Sorted()
 	reps, err := readKeyed(filepath.Join(dir, "replays.tsv"))
 	if err != nil {
 		return b, err
@@ -185,15 +185,19 @@ func millis(s string) time.Time {
 	return time.UnixMilli(n).UTC()
 }
 
-type set map[string]bool
+// StringSet collects distinct non-empty strings (JDK builds, walkers, workloads) for
+// sorted listing.
+type StringSet map[string]bool
 
-func (s set) add(v string) {
+// Add records v unless it is empty.
+func (s StringSet) Add(v string) {
 	if v != "" {
 		s[v] = true
 	}
 }
 
-func (s set) sorted() []string {
+// Sorted lists the strings in order.
+func (s StringSet) Sorted() []string {
 	out := make([]string, 0, len(s))
 	for v := range s {
 		out = append(out, v)

@@ -20,14 +20,14 @@ const (
 // or corpora).
 func buckets(runs []store.Run, corp *corpus.Dir) ([]Bucket, error) {
 	byFolder := map[string]*Bucket{}
-	sets := map[string][3]set{}
+	sets := map[string][3]corpus.StringSet{}
 	get := func(id, kind, title string) *Bucket {
 		f := corpus.FolderName(id)
 		b := byFolder[f]
 		if b == nil {
 			b = &Bucket{ID: id, Folder: f, Kind: kind, Title: title, Status: corpus.StatusOpen, Page: "buckets/" + f + ".html"}
 			byFolder[f] = b
-			sets[f] = [3]set{{}, {}, {}}
+			sets[f] = [3]corpus.StringSet{{}, {}, {}}
 		}
 		return b
 	}
@@ -45,17 +45,17 @@ func buckets(runs []store.Run, corp *corpus.Dir) ([]Bucket, error) {
 			b.Last = r.Ended
 		}
 		s := sets[b.Folder]
-		s[0].add(r.JDK)
+		s[0].Add(r.JDK)
 		for _, w := range r.Walkers {
-			s[1].add(w)
+			s[1].Add(w)
 		}
-		s[2].add(r.Workload)
+		s[2].Add(r.Workload)
 		if len(b.Runs) < maxRunsShown {
 			b.Runs = append(b.Runs, r)
 		}
 	}
 	for f, b := range byFolder {
-		b.JDKs, b.Walkers, b.Workloads = sets[f][0].sorted(), sets[f][1].sorted(), sets[f][2].sorted()
+		b.JDKs, b.Walkers, b.Workloads = sets[f][0].Sorted(), sets[f][1].Sorted(), sets[f][2].Sorted()
 	}
 	if corp != nil {
 		if err := joinCorpus(byFolder, get, corp); err != nil {
@@ -106,23 +106,6 @@ func joinCorpus(byFolder map[string]*Bucket, get func(id, kind, title string) *B
 		}
 	}
 	return nil
-}
-
-type set map[string]bool
-
-func (s set) add(v string) {
-	if v != "" {
-		s[v] = true
-	}
-}
-
-func (s set) sorted() []string {
-	out := make([]string, 0, len(s))
-	for v := range s {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func reproRate(k, n int) string {
