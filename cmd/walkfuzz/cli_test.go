@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
 // walkfuzz runs the built CLI (make builds it before the tests).
@@ -56,6 +57,13 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
 		{"episode without seed", []string{"episode"}, "--seed"},
 	}
+	if def, err := jdk.Pick(jdk.Discover(), ""); err == nil && def.StackAPI == "" { // every released JDK
+		cases = append(cases, struct {
+			name string
+			args []string
+			want string
+		}{"jvmti without the API", []string{"run", "--walker", "jvmti", "--out", filepath.Join(tmp, "j")}, "jvmti-emulated"})
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, stderr, code := walkfuzz(t, c.args...)
@@ -65,8 +73,10 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 			assert.Contains(t, stderr, c.want)
 		})
 	}
-	_, err := os.Stat(filepath.Join(tmp, "d"))
-	assert.True(t, os.IsNotExist(err), "nothing half-written for a refused run")
+	for _, d := range []string{"d", "j"} {
+		_, err := os.Stat(filepath.Join(tmp, d))
+		assert.True(t, os.IsNotExist(err), "nothing half-written for a refused run (%s)", d)
+	}
 }
 
 func TestJdksListsVersionsAndASGCT(t *testing.T) {

@@ -56,6 +56,9 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if !j.HasASGCT && containsWalker(e.Walkers, "asgct") {
 		return nil, usage("JDK %s at %s does not export AsyncGetCallTrace: pick another with --jdk", j.Version, j.Path)
 	}
+	if j.StackAPI == "" && containsWalker(e.Walkers, JVMTI) {
+		return nil, usage("unsupported: JDK %s at %s lacks the proposed JVMTI stack-trace API (OpenJDK PR 29067): use --walker jvmti-emulated, or a JDK that `walkfuzz jdks` lists with one", j.Version, j.Path)
+	}
 	if opt.HangTimeout == 0 {
 		opt.HangTimeout = 10 * time.Second
 	}
@@ -95,7 +98,12 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		}
 		return nil, usage("cannot prepare run directory %s: %v", dir, err)
 	}
-	return execute(ctx, dir, e, j, args, opt, &out)
+	res, err := execute(ctx, dir, e, j, args, opt, &out)
+	var ue *UsageError
+	if created && errors.As(err, &ue) {
+		os.RemoveAll(dir) // refused (e.g. by the agent): nothing half-written stays behind
+	}
+	return res, err
 }
 
 func containsWalker(ws []string, name string) bool {
