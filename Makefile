@@ -50,6 +50,7 @@ test: setup build
 # A short campaign over every walker this machine supports, the comparison table, the report.
 DEMO_BUDGET ?= 4m
 demo: setup build
+	rm -rf results/demo.db results/demo-corpus results/demo-runs  # each demo is a new campaign
 	bin/walkfuzz walkers
 	bin/walkfuzz fuzz --budget $(DEMO_BUDGET) --duration-cap 6s --seed-base 0xde70 \
 		--walkers "$$(bin/walkfuzz walkers --supported)" \

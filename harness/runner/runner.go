@@ -230,6 +230,9 @@ loop:
 		if h.AgentState == samplelog.StateSampling && sampling.IsZero() {
 			sampling = time.Now()
 			res.StartupMs = sampling.Sub(began).Milliseconds()
+			// The heartbeat is judged from here: a slow start-up (-Xcomp with JFR took
+			// 10 s here) is not a silent agent.
+			lastBeatAt = sampling
 		}
 		if opt.Progress != nil {
 			opt.Progress(h.Walked, time.Since(began))
