@@ -4,4 +4,8 @@
 //
 // The runner's sequence: Options adds the recording flags to the JVM's command line,
 // the JVM runs and exits (the recording is dumped at exit), then Parse reads it.
+//
+// It also reads jdk.StackTraceRequest events (ReadRequests, RequestSettings): the way the
+// JFR variant of OpenJDK's proposed JVMTI stack-trace API delivers the traces the jvmti
+// walker requested (harness/runner/jfrrequests.go turns them into walks).
 package jfr
