@@ -88,8 +88,6 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     uint64_t sample = ++t->sample_seq;
     void *uc = ucv;
     uint16_t flags = 0;
-    /* wf_walk_note: WF_REC_* bits a built-in walker adds to its own record (initial-exec
-     * TLS, a plain store and load: signal-safe). */
     if (wf_cfg.perturb_pct && wf_rand(&t->rng) % 100 < wf_cfg.perturb_pct) {
         uc = perturb(t, ucv);
         flags |= WF_REC_PERTURBED;
@@ -105,7 +103,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         /* With two walkers, alternate who goes first so neither always sees a warmer cache. */
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
         uint64_t w0 = wf_now_ns();
-        wf_walk_note = 0;
+        wf_walk_note = 0; /* WF_REC_* bits the walker adds to its record (initial-exec TLS: signal-safe) */
         int n = wf_walkers[w]->walk(&ctx, t->frames, wf_cfg.depth);
         uint64_t w1 = wf_now_ns();
         if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */

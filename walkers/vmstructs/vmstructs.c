@@ -566,9 +566,27 @@ static int blob_named(uintptr_t blob, const char *prefix) {
 /* StubRoutines blobs ("StubRoutines (1)", ...) hold stubs generated with enter()/leave(). */
 static int is_stub_routines(uintptr_t blob) { return blob_named(blob, "StubRoutines"); }
 
-/* The blobs that replace a compiled frame with interpreter frames (see do_walk). */
+/* The blobs that replace a compiled frame with interpreter frames (see do_walk). Both are
+ * singletons that never move: matched by name once, then by address (relaxed atomic loads
+ * and stores of a pointer: signal-safe), so later walks through other stubs compare two
+ * words instead of two names. */
+static uintptr_t deopt_blobs[2]; /* DeoptimizationBlob, UncommonTrapBlob; 0 until seen */
 static int is_deopt_blob(uintptr_t blob) {
-    return blob_named(blob, "DeoptimizationBlob") || blob_named(blob, "UncommonTrapBlob");
+    static const char *const names[2] = {"DeoptimizationBlob", "UncommonTrapBlob"};
+    int unknown = 0;
+    for (int i = 0; i < 2; i++) {
+        uintptr_t known = __atomic_load_n(&deopt_blobs[i], __ATOMIC_RELAXED);
+        if (blob == known) return 1;
+        if (!known) unknown = 1;
+    }
+    if (!unknown) return 0;
+    for (int i = 0; i < 2; i++) {
+        if (!__atomic_load_n(&deopt_blobs[i], __ATOMIC_RELAXED) && blob_named(blob, names[i])) {
+            __atomic_store_n(&deopt_blobs[i], blob, __ATOMIC_RELAXED);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static inline uintptr_t code_begin(uintptr_t blob) {
