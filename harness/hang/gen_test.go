@@ -2,15 +2,18 @@ package hang
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
 var generate = flag.String("generate", "", "regenerate these golden cases (comma-separated numbers, or all) from real "+
@@ -53,7 +56,14 @@ func TestGenerate(t *testing.T) {
 	}
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	jdks := map[string]string{"17": env("J17", "/usr/lib/jvm/java-17-openjdk-amd64"), "25": env("J25", "/usr/lib/jvm/temurin-25-jdk-amd64")}
+	jdks := map[string]string{}
+	for _, major := range []int{17, 25} {
+		j, err := jdk.Find(major)
+		if err != nil {
+			t.Skip(err) // the dumps cover both JDKs
+		}
+		jdks[strconv.Itoa(major)] = env(fmt.Sprintf("J%d", major), j.Path)
+	}
 	agent := env("AGENT", filepath.Join(root, "bin/libwalkfuzz.so"))
 	work := t.TempDir()
 	run(t, "gcc", "-O2", "-g", "-fPIC", "-shared", "-fno-omit-frame-pointer", "-I"+jdks["17"]+"/include",

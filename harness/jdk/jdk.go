@@ -253,3 +253,9 @@ func Pick(all []JDK, spec string) (JDK, error) {
 	}
 	return j, nil
 }
+
+// Find is Pick over Discover for one major version; tests use it to skip, with the error's
+// one line, when this machine lacks that JDK (no test names a JDK directory).
+func Find(major int) (JDK, error) {
+	return Pick(Discover(), strconv.Itoa(major))
+}

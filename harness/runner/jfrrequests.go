@@ -40,6 +40,10 @@ type reqKey struct {
 type jvmtiRequests struct {
 	recording string
 	pending   map[reqKey]*samplelog.Record
+	// wallMinusMono converts JFR's wall-clock event times to the records' CLOCK_MONOTONIC:
+	// taken when the run starts (both clocks tick together within a run), never when the
+	// recording is read, which may be much later or on another machine.
+	wallMinusMono int64
 }
 
 // jvmtiJFRFlags: when the episode runs the jvmti walker on a JDK that offers only the JFR
@@ -54,7 +58,8 @@ func jvmtiJFRFlags(e *episode.Episode, j jdk.JDK, dir string) ([]string, *jvmtiR
 	}
 	rec := filepath.Join(dir, RequestRecording)
 	flag := fmt.Sprintf("-XX:StartFlightRecording:name=%s,settings=%s,filename=%s,dumponexit=true", requestRecordName, jfc, rec)
-	return []string{flag}, &jvmtiRequests{recording: rec, pending: map[reqKey]*samplelog.Record{}}, nil
+	return []string{flag}, &jvmtiRequests{recording: rec, pending: map[reqKey]*samplelog.Record{},
+		wallMinusMono: time.Now().UnixNano() - int64(monoNow())}, nil
 }
 
 // hold keeps r when it is a placeholder; the caller skips it then.
@@ -74,9 +79,7 @@ func (q *jvmtiRequests) resolve(jfrTool string, tab *methods.Table, add func(*sa
 	}
 	requested := len(q.pending)
 	ids := tab.ByKey()
-	// JFR stamps events with the wall clock, records carry CLOCK_MONOTONIC: one offset,
-	// taken now, converts (both clocks tick together within a run).
-	wallMinusMono := time.Now().UnixNano() - int64(monoNow())
+	wallMinusMono := q.wallMinusMono
 	var delivered, unmatched, biased int
 	err := jfr.ReadRequests(jfrTool, q.recording, func(ev *jfr.Request) error {
 		k := reqKey{uint32(ev.UserData >> 32), uint32(ev.UserData)}

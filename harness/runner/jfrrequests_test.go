@@ -3,6 +3,7 @@ package runner
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,8 +21,12 @@ func TestJFRRequestsResolve(t *testing.T) {
 	if len(all) == 0 {
 		t.Skip("no JDK: run scripts/setup.sh")
 	}
+	// The recording's events were written at 2026-11-23T11:09:02.158Z (requests.json); the
+	// offset below makes that instant 2 s after the placeholders' monotonic stamp (1 ns), as if
+	// this run had started then. Nothing here reads today's clock.
+	recorded := time.Date(2026, 11, 23, 11, 9, 2, 158_000_000, time.UTC).UnixNano()
 	q := &jvmtiRequests{recording: filepath.Join("..", "..", "walkers", "jfr", "testdata", "requests", "requests.jfr"),
-		pending: map[reqKey]*samplelog.Record{}}
+		pending: map[reqKey]*samplelog.Record{}, wallMinusMono: recorded - 2_000_000_000}
 	ph := func(tid uint32, sample uint64) *samplelog.Record {
 		return &samplelog.Record{Tid: tid, Sample: sample, Result: jfrRequested, TsNs: 1, Region: 5}
 	}
@@ -46,7 +51,7 @@ func TestJFRRequestsResolve(t *testing.T) {
 	require.True(t, found, "a method the table lacked joins it")
 	assert.Equal(t, "Emit.leaf(JZZ)V", top.String())
 	assert.Equal(t, uint32(0), ok.Region, "a trace taken later is not judged by the request's region")
-	assert.Greater(t, ok.WalkNs, uint32(0), "delay from request to the event")
+	assert.InDelta(t, 2_000_450_000, float64(ok.WalkNs), 1e6, "delay from request to the event")
 
 	assert.NotZero(t, got[reqKey{77, 10}].Flags&samplelog.FlagBiased)
 	assert.Equal(t, int32(jfrFailed), got[reqKey{78, 3}].Result)

@@ -3,17 +3,23 @@ package ebpf
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
-// jdks are the JDKs of this project's machines; missing ones are skipped.
-var jdks = map[string]string{
-	"jdk17": "/usr/lib/jvm/java-17-openjdk-amd64",
-	"jdk25": "/usr/lib/jvm/temurin-25-jdk-amd64",
+// testHome discovers a JDK of one major version, or skips naming what is missing.
+func testHome(t *testing.T, major int) string {
+	t.Helper()
+	j, err := jdk.Find(major)
+	if err != nil {
+		t.Skip(err)
+	}
+	return j.Path
 }
 
 // TestRecursionJVM samples a real JVM at 10 kHz: the recursion's compiled frames must
@@ -22,11 +28,9 @@ func TestRecursionJVM(t *testing.T) {
 	if err := Probe(); err != nil {
 		t.Skip(err)
 	}
-	for name, home := range jdks {
-		t.Run(name, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(home, "bin", "java")); err != nil {
-				t.Skipf("%s not installed", home)
-			}
+	for _, major := range []int{17, 25} {
+		t.Run(fmt.Sprintf("jdk%d", major), func(t *testing.T) {
+			home := testHome(t, major)
 			m, err := MeasureRate(context.Background(), home, 10000, 1500*time.Millisecond)
 			if err != nil {
 				t.Fatal(err)
@@ -52,10 +56,7 @@ func TestDepthLimitJVM(t *testing.T) {
 	if err := Probe(); err != nil {
 		t.Skip(err)
 	}
-	home := jdks["jdk17"]
-	if _, err := os.Stat(filepath.Join(home, "bin", "java")); err != nil {
-		t.Skipf("%s not installed", home)
-	}
+	home := testHome(t, 17)
 	m, err := measure(context.Background(), home, 10000, 16, recursionDepth, time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -73,10 +74,7 @@ func TestDeepStackJVM(t *testing.T) {
 	if err := Probe(); err != nil {
 		t.Skip(err)
 	}
-	home := jdks["jdk17"]
-	if _, err := os.Stat(filepath.Join(home, "bin", "java")); err != nil {
-		t.Skipf("%s not installed", home)
-	}
+	home := testHome(t, 17)
 	before, err := ReadLimits()
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +104,7 @@ func TestMeasureBench(t *testing.T) {
 	if err := Probe(); err != nil {
 		t.Skip(err)
 	}
-	for _, m := range MeasureBench(context.Background(), jdks["jdk17"], 3*time.Second) {
+	for _, m := range MeasureBench(context.Background(), testHome(t, 17), 3*time.Second) {
 		t.Logf("%-32s %10.1f %s %s", m.Name, m.Value, m.Unit, m.Note)
 		if m.Unit == "error" {
 			t.Error(m.Note)

@@ -24,16 +24,15 @@ var (
 // goldens are the recordings under testdata: Depths threads 7, 8 and 9 frames deep under
 // a stack depth of 8, so one thread of each is complete, exactly full, and truncated.
 var goldens = []struct {
-	name     string
-	javaHome string
-	major    int
-	episode  episode.Episode
-	depths   []int
+	name    string
+	major   int
+	episode episode.Episode
+	depths  []int
 }{
-	{"jdk17", "/usr/lib/jvm/java-17-openjdk-amd64", 17,
+	{"jdk17", 17,
 		episode.Episode{Signals: episode.Signals{IntervalUs: 1000}, Depth: 8}, []int{7, 8, 9}},
 	// 10 µs CPU-time throttle and eight threads on two CPUs: JFR loses samples.
-	{"jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64", 25,
+	{"jdk25", 25,
 		episode.Episode{Signals: episode.Signals{IntervalUs: 10}, Depth: 8}, []int{7, 8, 9, 7, 8, 9, 7, 8}},
 }
 
@@ -46,7 +45,8 @@ func TestRecordGolden(t *testing.T) {
 	}
 	for _, g := range goldens {
 		dir := t.TempDir()
-		plan, err := RunDepths(context.Background(), g.javaHome, g.major, &g.episode, dir, time.Second, g.depths...)
+		home := testJDK(t, g.major).Home
+		plan, err := RunDepths(context.Background(), home, g.major, &g.episode, dir, time.Second, g.depths...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestRecordGolden(t *testing.T) {
 		if err := os.WriteFile("testdata/"+g.name+".jfr", rec, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		raw, err := exec.Command(filepath.Join(g.javaHome, "bin", "jfr"), printArgs(plan.Recording)...).Output()
+		raw, err := exec.Command(filepath.Join(home, "bin", "jfr"), printArgs(plan.Recording)...).Output()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,10 +132,7 @@ func TestParseJSONGolden(t *testing.T) {
 func TestParseRecordingGolden(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(g.name, func(t *testing.T) {
-			tool := filepath.Join(g.javaHome, "bin", "jfr")
-			if _, err := os.Stat(tool); err != nil {
-				t.Skipf("%s not installed", tool)
-			}
+			tool := filepath.Join(testJDK(t, g.major).Home, "bin", "jfr")
 			sum, err := Parse(tool, "testdata/"+g.name+".jfr", goldenRoots())
 			if err != nil {
 				t.Fatal(err)

@@ -3,29 +3,36 @@ package jfr
 import (
 	"context"
 	"encoding/json"
-	"os"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
-var jdks = []JDK{
-	{"/usr/lib/jvm/java-17-openjdk-amd64", 17},
-	{"/usr/lib/jvm/temurin-25-jdk-amd64", 25},
+// testMajors are the JDKs these tests want; testJDK finds each on this machine.
+var testMajors = []int{17, 25}
+
+// testJDK discovers a JDK of one major version, or skips naming what is missing.
+func testJDK(t *testing.T, major int) JDK {
+	t.Helper()
+	j, err := jdk.Find(major)
+	if err != nil {
+		t.Skip(err)
+	}
+	return JDK{Home: j.Path, Major: j.Major}
 }
 
 // TestDepthsJVM records threads spinning exactly 63, 64 and 65 frames deep with JFR's
 // stack depth at 64: only the 65-frame thread may come back truncated:depth, on every
 // sample event the JDK has (jdk.CPUTimeSample too on JDK 25).
 func TestDepthsJVM(t *testing.T) {
-	for _, j := range jdks {
-		t.Run(filepath.Base(j.Home), func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(j.Home, "bin", "java")); err != nil {
-				t.Skipf("%s not installed", j.Home)
-			}
+	for _, major := range testMajors {
+		t.Run(fmt.Sprintf("jdk%d", major), func(t *testing.T) {
+			j := testJDK(t, major)
 			e := &episode.Episode{Signals: episode.Signals{IntervalUs: 100}, Depth: 64}
 			plan, err := RunDepths(context.Background(), j.Home, j.Major, e, t.TempDir(), 2*time.Second, 63, 64, 65)
 			if err != nil {
@@ -78,10 +85,15 @@ func TestMeasureBench(t *testing.T) {
 		t.Skip("runs JVMs")
 	}
 	var have []JDK
-	for _, j := range jdks {
-		if _, err := os.Stat(filepath.Join(j.Home, "bin", "java")); err == nil {
-			have = append(have, j)
+	for _, major := range testMajors {
+		if j, err := jdk.Find(major); err == nil {
+			have = append(have, JDK{Home: j.Path, Major: j.Major})
+		} else {
+			t.Log(err)
 		}
+	}
+	if len(have) == 0 {
+		t.Skip("no JDK 17 or 25 found: run scripts/setup.sh")
 	}
 	for _, m := range MeasureBench(context.Background(), have, 2*time.Second) {
 		t.Logf("%-45s %10.1f %s %s", m.Name, m.Value, m.Unit, m.Note)
