@@ -28,6 +28,9 @@ func printSummary(out io.Writer, r *results.Results) {
 	if s.Overruns > 0 {
 		fmt.Fprintf(out, ", overruns %d", s.Overruns)
 	}
+	if s.Shed > 0 {
+		fmt.Fprintf(out, ", shed %d (handler-time budget spent)", s.Shed)
+	}
 	fmt.Fprintln(out)
 	if s.Note != "" {
 		fmt.Fprintf(out, "  note: %s\n", s.Note)

@@ -26,16 +26,19 @@ type JDK struct {
 }
 
 type Signals struct {
-	IntervalUs int     `json:"interval_us"`
-	Mode       string  `json:"mode"`
-	Requested  uint64  `json:"requested"`
-	Delivered  uint64  `json:"delivered"`
-	Walked     uint64  `json:"walked"`
-	Overruns   uint64  `json:"overruns"`
-	NoThread   uint64  `json:"no_thread"`
-	Nested     uint64  `json:"nested"`
-	Fidelity   float64 `json:"fidelity"` // delivered / requested
-	Note       string  `json:"note,omitempty"`
+	IntervalUs int    `json:"interval_us"`
+	Mode       string `json:"mode"`
+	Requested  uint64 `json:"requested"`
+	Delivered  uint64 `json:"delivered"`
+	Walked     uint64 `json:"walked"`
+	Overruns   uint64 `json:"overruns"`
+	NoThread   uint64 `json:"no_thread"`
+	Nested     uint64 `json:"nested"`
+	// Shed: delivered while the handler-time budget was spent, so not walked (load
+	// shedding keeps an overloaded thread running instead of starving it).
+	Shed     uint64  `json:"shed"`
+	Fidelity float64 `json:"fidelity"` // delivered / requested
+	Note     string  `json:"note,omitempty"`
 }
 
 type Latency struct {
@@ -78,18 +81,23 @@ type Thread struct {
 	Requested uint64 `json:"requested"`
 	Delivered uint64 `json:"delivered"`
 	Walked    uint64 `json:"walked"`
+	Shed      uint64 `json:"shed,omitempty"`
 	CPUNs     uint64 `json:"cpu_ns,omitempty"`
+	HandlerNs uint64 `json:"handler_ns,omitempty"`
 }
 
 // Results is written as results.json in every run directory.
 type Results struct {
-	Seed         episode.Seed                 `json:"seed"`
-	Walkers      []string                     `json:"walkers"`
-	Workload     string                       `json:"workload"`
-	DurationS    float64                      `json:"duration_s"`
-	JDK          JDK                          `json:"jdk"`
-	Outcome      string                       `json:"outcome"`
-	Reason       string                       `json:"reason,omitempty"`
+	Seed      episode.Seed `json:"seed"`
+	Walkers   []string     `json:"walkers"`
+	Workload  string       `json:"workload"`
+	DurationS float64      `json:"duration_s"`
+	JDK       JDK          `json:"jdk"`
+	Outcome   string       `json:"outcome"`
+	Reason    string       `json:"reason,omitempty"`
+	// Overload: the JVM stalled while its threads kept entering the handler and every walk
+	// returned; walkfuzz's signal rate, not a walker, was at fault. A note, never a finding.
+	Overload     string                       `json:"overload,omitempty"`
 	ExitCode     int                          `json:"exit_code"`
 	ExitSignal   string                       `json:"exit_signal,omitempty"`
 	Signals      Signals                      `json:"signals"`

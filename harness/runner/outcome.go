@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
@@ -22,10 +24,14 @@ func taskSnapshot(pid int) (string, error) { return hang.TakeSnapshot(pid) }
 
 // decideOutcome: hang (we stopped it), crash (hs_err or death by signal), jvm-error
 // (non-zero exit), harness-error (the agent refused its configuration), else ok.
-func decideOutcome(res *results.Results, dir string, p *process, h samplelog.Header, hangReason string, terminated bool) {
+// killed: we sent SIGKILL because of an overload (judgeSilence), which is no finding.
+func decideOutcome(res *results.Results, dir string, p *process, h samplelog.Header, hangReason string, terminated, killed bool) {
 	code, sig, _ := exitStatus(p)
 	if terminated && (sig == syscall.SIGTERM || code == 143) {
 		code, sig = 0, 0 // our own SIGTERM at the time limit: a normal end
+	}
+	if killed && sig == syscall.SIGKILL {
+		code, sig = 0, 0
 	}
 	res.ExitCode = code
 	if sig != 0 {
@@ -98,8 +104,9 @@ func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, l
 	var req, del, walked, over uint64
 	for _, t := range log.Threads() {
 		res.Threads = append(res.Threads, results.Thread{Tid: t.Tid, Name: t.Name, Requested: t.Requested,
-			Delivered: t.Delivered, Walked: t.Walked, CPUNs: t.CPUNs})
+			Delivered: t.Delivered, Walked: t.Walked, Shed: t.Shed, CPUNs: t.CPUNs, HandlerNs: t.HandlerNs})
 		req, del, walked, over = req+t.Requested, del+t.Delivered, walked+t.Walked, over+t.Overruns
+		res.Signals.Shed += t.Shed
 	}
 	if del > 0 {
 		res.Signals.Requested, res.Signals.Delivered, res.Signals.Walked, res.Signals.Overruns = req, del, walked, over
@@ -139,4 +146,58 @@ func readWorkloadOutput(res *results.Results, dir string) {
 	if found {
 		res.WorkloadOut = &w
 	}
+}
+
+// handlerLoad is what the thread table says about the handlers at one moment.
+type handlerLoad struct {
+	at        time.Time
+	mono      uint64 // CLOCK_MONOTONIC at the same moment, to age handler_since
+	delivered uint64 // signals that reached the handler, all threads
+	handlerNs uint64 // wall time spent in the handler, all threads
+	stuckTid  uint32 // a thread whose current handler entry is the oldest ...
+	stuckNs   uint64 // ... and how long ago it entered
+}
+
+func takeHandlerLoad(log *samplelog.Log) handlerLoad {
+	l := handlerLoad{at: time.Now(), mono: monoNow()}
+	for _, t := range log.Threads() {
+		l.delivered += t.Delivered
+		l.handlerNs += t.HandlerNs
+		if t.Alive && t.HandlerSince != 0 && l.mono > t.HandlerSince && l.mono-t.HandlerSince > l.stuckNs {
+			l.stuckTid, l.stuckNs = t.Tid, l.mono-t.HandlerSince
+		}
+	}
+	return l
+}
+
+// silence is judgeSilence's verdict: exactly one of hang (a finding) and overload (a note).
+type silence struct{ hang, overload string }
+
+// overloadShare: handlers that used this share of all CPUs' time while the heartbeat was
+// silent were the load that stalled the JVM. The agent's own budget (handler.c) allows at
+// most half of it, so reaching a quarter takes a sustained flood of signals.
+const overloadShare = 0.25
+
+// stuckWalk: a handler entered this long ago and not left is a walk that does not return.
+const stuckWalk = 2 * time.Second
+
+// judgeSilence decides what a silent heartbeat means, from the handlers' load when the
+// heartbeat last ticked (before) and now. A walk that does not return is a hang of the
+// walker; a JVM stalled while no handler runs is a hang too (something the walker did, or
+// the JVM itself); a JVM stalled while the handlers, every walk returning, took a large
+// share of the CPUs is walkfuzz's overload, not a finding.
+func judgeSilence(before, now handlerLoad, timeout time.Duration) silence {
+	if now.stuckNs > uint64(stuckWalk) {
+		return silence{hang: fmt.Sprintf("agent heartbeat silent for %s; a walk on thread %d has not returned for %s",
+			timeout, now.stuckTid, time.Duration(now.stuckNs).Round(time.Millisecond))}
+	}
+	wall := now.at.Sub(before.at)
+	if wall > 0 && now.handlerNs > before.handlerNs {
+		share := float64(now.handlerNs-before.handlerNs) / (float64(wall) * float64(runtime.NumCPU()))
+		if share >= overloadShare {
+			return silence{overload: fmt.Sprintf("JVM stalled %s while signal handlers took %.0f%% of %d CPUs (%d signals) and every walk returned: too many signals for this machine, not a walker hang",
+				wall.Round(time.Second), 100*share, runtime.NumCPU(), now.delivered-before.delivered)}
+		}
+	}
+	return silence{hang: fmt.Sprintf("agent heartbeat silent for %s", timeout)}
 }

@@ -211,7 +211,8 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	var sampling time.Time
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	hangReason := ""
+	hangReason, overload := "", ""
+	var atBeat handlerLoad
 	var termSent time.Time
 loop:
 	for {
@@ -239,9 +240,16 @@ loop:
 		}
 		if h.HeartbeatCount != lastBeat {
 			lastBeat, lastBeatAt = h.HeartbeatCount, time.Now()
+			atBeat = takeHandlerLoad(log)
 		}
 		if !sampling.IsZero() && h.AgentState == samplelog.StateSampling && time.Since(lastBeatAt) > opt.HangTimeout {
-			hangReason = fmt.Sprintf("agent heartbeat silent for %s", opt.HangTimeout)
+			// Silence is a hang unless the handlers themselves were the load: see judgeSilence.
+			if note := judgeSilence(atBeat, takeHandlerLoad(log), opt.HangTimeout); note.overload != "" {
+				overload = note.overload
+				proc.kill()
+			} else {
+				hangReason = note.hang
+			}
 			break
 		}
 		if e.StopAfterDuration && termSent.IsZero() && !sampling.IsZero() && time.Since(sampling) > e.Duration() {
@@ -269,7 +277,11 @@ loop:
 	res.WallMs = time.Since(began).Milliseconds()
 	col.read(log, true)
 	h := log.Header()
-	decideOutcome(res, dir, proc, h, hangReason, !termSent.IsZero())
+	decideOutcome(res, dir, proc, h, hangReason, !termSent.IsZero(), overload != "")
+	if overload != "" && res.Outcome == results.OK {
+		res.Overload = overload
+		res.Notes = append(res.Notes, "overload: "+overload)
+	}
 	if res.Outcome == results.HarnessError {
 		return nil, usage("%s", res.Reason)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +143,43 @@ func TestBadInputIsAUsageError(t *testing.T) {
 	_, err = Run(context.Background(), testEpisode("recursion", 1000), j, Options{Dir: filepath.Join(file, "run")})
 	require.ErrorAs(t, err, &ue)
 	assert.Contains(t, err.Error(), "--out")
+}
+
+// More signals than a thread can walk is walkfuzz's overload, not a walker's hang: a 100 µs
+// wall timer over 2048-frame walks once starved the recursion threads and was filed as
+// "hang: thread spinning in signal handler". The handler sheds what its budget cannot take.
+func TestOverloadIsShedNotAHang(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("recursion", 6000)
+	e.Signals.Mode = "wall"
+	dir := filepath.Join(t.TempDir(), "run")
+	res, err := Run(context.Background(), e, j, Options{Dir: dir})
+	require.NoError(t, err)
+	require.Equal(t, results.OK, res.Outcome, "%s %s", res.Reason, res.Overload)
+	t.Logf("signals %+v, workload %+v", res.Signals, res.WorkloadOut)
+	assert.Greater(t, res.Signals.Shed, uint64(0), "2048-frame walks at 100 µs exceed half of a thread's time")
+	assert.Greater(t, res.Signals.Walked, 2*res.Signals.Shed, "shedding takes the excess, not the bulk")
+	require.NotNil(t, res.WorkloadOut)
+	assert.Greater(t, res.WorkloadOut.OpsPerS, 100.0, "the workload keeps running")
+}
+
+func TestJudgeSilence(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	before := handlerLoad{at: t0, delivered: 10, handlerNs: 0}
+	cpus := float64(runtime.NumCPU())
+	busy := handlerLoad{at: t0.Add(10 * time.Second), delivered: 90000, handlerNs: uint64(0.4 * cpus * 10e9)}
+	v := judgeSilence(before, busy, 10*time.Second)
+	assert.Empty(t, v.hang)
+	assert.Contains(t, v.overload, "every walk returned")
+
+	idle := handlerLoad{at: t0.Add(10 * time.Second), delivered: 20, handlerNs: uint64(0.01 * cpus * 10e9)}
+	v = judgeSilence(before, idle, 10*time.Second)
+	assert.Empty(t, v.overload, "a stalled JVM with light sampling is a hang")
+	assert.Equal(t, "agent heartbeat silent for 10s", v.hang)
+
+	stuck := busy
+	stuck.stuckTid, stuck.stuckNs = 42, uint64(5*time.Second)
+	v = judgeSilence(before, stuck, 10*time.Second)
+	assert.Empty(t, v.overload, "a walk that never returns is the walker's hang, however busy the rest")
+	assert.Contains(t, v.hang, "thread 42 has not returned for 5s")
 }

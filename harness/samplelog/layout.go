@@ -64,6 +64,9 @@ const (
 	thOverruns  = 80
 	thCPUNs     = 88
 	thHandlerNs = 96
+	thBiased    = 104
+	thShed      = 112
+	thSince     = 120
 )
 
 // Byte offsets of struct wf_record fields.

@@ -219,7 +219,12 @@ type Thread struct {
 	Walked    uint64
 	Overruns  uint64
 	CPUNs     uint64 // task clock at the agent's last read (cpu mode)
-	HandlerNs uint64 // wall time spent in the handler (cpu mode)
+	HandlerNs uint64 // wall time spent in the handler
+	Biased    uint64 // deferred traces the JVM marked biased (jvmti walker)
+	Shed      uint64 // signals not walked: the handler-time budget was spent (load shedding)
+	// HandlerSince is CLOCK_MONOTONIC at the entry of the handler running on this thread
+	// now, 0 when none runs: a walk that never returns keeps it old.
+	HandlerSince uint64
 }
 
 // Threads returns the slots the agent has used (non-zero tid), in slot order.
@@ -235,16 +240,19 @@ func (l *Log) Threads() []Thread {
 			continue
 		}
 		ts = append(ts, Thread{
-			Slot:      i,
-			Tid:       tid,
-			Alive:     atomic.LoadUint32((*uint32)(unsafe.Pointer(&l.mem[base+thAlive]))) != 0,
-			Name:      cString(l.mem[base+thName : base+thName+ThreadNameSize]),
-			Requested: l.load(base + thRequested),
-			Delivered: l.load(base + thDelivered),
-			Walked:    l.load(base + thWalked),
-			Overruns:  l.load(base + thOverruns),
-			CPUNs:     l.load(base + thCPUNs),
-			HandlerNs: l.load(base + thHandlerNs),
+			Slot:         i,
+			Tid:          tid,
+			Alive:        atomic.LoadUint32((*uint32)(unsafe.Pointer(&l.mem[base+thAlive]))) != 0,
+			Name:         cString(l.mem[base+thName : base+thName+ThreadNameSize]),
+			Requested:    l.load(base + thRequested),
+			Delivered:    l.load(base + thDelivered),
+			Walked:       l.load(base + thWalked),
+			Overruns:     l.load(base + thOverruns),
+			CPUNs:        l.load(base + thCPUNs),
+			HandlerNs:    l.load(base + thHandlerNs),
+			Biased:       l.load(base + thBiased),
+			Shed:         l.load(base + thShed),
+			HandlerSince: l.load(base + thSince),
 		})
 	}
 	return ts

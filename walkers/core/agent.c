@@ -211,6 +211,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
     for (int i = 0; i < wf_nwalkers; i++)
         if (wf_walkers[i]->vm_init) wf_walkers[i]->vm_init(j, jni);
 
+    wf_budget_init();
     if (wf_fault_install() || (wf_nwalkers && wf_handler_install())) {
         fail("cannot install signal handlers");
         return;

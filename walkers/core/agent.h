@@ -34,6 +34,8 @@ struct wf_config {
     uint64_t inject_at;        /* walk number (1-based, process-wide) */
     uint32_t perturb_pct;      /* register fuzzing: share of walks on a perturbed ucontext */
     uint32_t reference_pct;    /* reference oracle: share of signals re-walked at a safepoint */
+    uint32_t budget_pct;       /* handler time allowed per thread, % of wall time (load shedding) */
+    uint32_t budget_total_pct; /* handler time allowed over all threads, % of all CPUs' time */
 };
 
 /* One per tracked Java thread; allocated outside signal context, reached through wf_self. */
@@ -49,8 +51,10 @@ struct wf_thread {
     volatile uint32_t region;    /* known-stack region the thread is in (0 = none) */
     volatile int in_handler;
     volatile uint64_t handler_since; /* CLOCK_MONOTONIC at handler entry, 0 outside it */
-    uint32_t last_append_ns;
-    uint64_t sample_seq;         /* signals walked on this thread */     /* cost of one log append on the previous signal */
+    uint32_t last_append_ns;     /* cost of one log append on the previous signal */
+    uint64_t sample_seq;         /* signals walked on this thread */
+    uint64_t budget_start;       /* load shedding: this thread's current window ... */
+    uint64_t budget_used;        /* ... and the handler time spent in it (handler-only state) */
     struct wf_frame *frames;     /* depth entries, walkers write here */
     jthread ref;                 /* global ref, for JVMTI calls made about this thread */
     /* A safepoint request (emulated JVMTI walker, reference oracle): the handler publishes
@@ -93,6 +97,9 @@ void wf_knownstack_bind(JNIEnv *jni, jclass klass, const char *sig);
 
 void wf_handler(int sig, siginfo_t *si, void *uc);
 int wf_handler_install(void);
+/* Load shedding: the handler-time window, and the process-wide budget set at load. */
+#define WF_BUDGET_WINDOW_NS 10000000ull
+void wf_budget_init(void);
 
 int wf_driver_start_thread(struct wf_thread *t);
 void wf_driver_stop_thread(struct wf_thread *t);

@@ -9,11 +9,50 @@
 #include <errno.h>
 #include <string.h>
 #include <ucontext.h>
+#include <unistd.h>
 #include "agent.h"
 
 void wf_driver_rearm(struct wf_thread *t);
 
 static uint64_t inject_count; /* process-wide walk number, only counted when injecting */
+
+/* Load shedding. Each signal costs the interrupted thread the handler's time. When signals
+ * outrun the walks (a 2048-frame walk takes longer than a 100 us wall period) or many idle
+ * threads are signalled at once, threads would spend all their time in the handler and the
+ * JVM would never reach a safepoint: an overload of walkfuzz's making, which the harness would
+ * otherwise see as a hang. So one thread may spend at most budget_pct of a window in the
+ * handler, and all threads together at most budget_total_pct of all CPUs' time in it; a signal
+ * that arrives over either budget is counted as shed and not walked.
+ * Signal-safe: the thread's own window lives in its wf_thread (the handler does not nest on a
+ * thread: in_handler); the process-wide window is two atomics, reset by whoever wins a CAS.
+ * Races only blur the accounting by a walk or two. */
+static uint64_t total_budget_ns; /* per window, all threads; 0 = unlimited (set at load) */
+static uint64_t total_start, total_used;
+
+void wf_budget_init(void) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* at load, not in the handler */
+    if (cpus < 1) cpus = 1;
+    total_budget_ns = wf_cfg.budget_total_pct ? WF_BUDGET_WINDOW_NS * (uint64_t)cpus * wf_cfg.budget_total_pct / 100 : 0;
+}
+
+static int over_budget(struct wf_thread *t, uint64_t now) {
+    if (now - t->budget_start >= WF_BUDGET_WINDOW_NS) {
+        t->budget_start = now;
+        t->budget_used = 0;
+    }
+    if (wf_cfg.budget_pct && t->budget_used >= WF_BUDGET_WINDOW_NS * wf_cfg.budget_pct / 100) return 1;
+    if (!total_budget_ns) return 0;
+    uint64_t ws = __atomic_load_n(&total_start, __ATOMIC_RELAXED);
+    if (now - ws >= WF_BUDGET_WINDOW_NS &&
+        __atomic_compare_exchange_n(&total_start, &ws, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        __atomic_store_n(&total_used, 0, __ATOMIC_RELAXED);
+    return __atomic_load_n(&total_used, __ATOMIC_RELAXED) >= total_budget_ns;
+}
+
+static void charge(struct wf_thread *t, uint64_t ns) {
+    t->budget_used += ns;
+    if (total_budget_ns) __atomic_fetch_add(&total_used, ns, __ATOMIC_RELAXED);
+}
 
 /* Test-only fault and hang injection (--inject segv@N / hang@N). Kept out of line and
  * exported so that hs_err logs and thread dumps name them. */
@@ -56,12 +95,15 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         goto out;
     }
     t->in_handler = 1;
+    struct wf_log_thread *st = t->stats;
+    /* Published in the shared slot too: the harness tells a walk that never returns (a hang)
+     * from a thread that merely keeps entering the handler (overload). */
     __atomic_store_n(&t->handler_since, t0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->handler_since, t0, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 
     /* Counters live in the thread's own slot (no cache line shared with other threads);
      * the service thread folds them into the header's totals. */
-    struct wf_log_thread *st = t->stats;
     __atomic_store_n(&st->delivered, st->delivered + 1, __ATOMIC_RELAXED);
     if (si && si->si_code == SI_TIMER) {
         uint64_t owed = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
@@ -77,6 +119,10 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     if (wf_cfg.mode != WF_MODE_CPU) wf_driver_rearm(t);
     uint64_t rearm_ns = wf_now_ns() - r0;
 
+    if (over_budget(t, t0)) {
+        __atomic_store_n(&st->shed, st->shed + 1, __ATOMIC_RELAXED);
+        goto done;
+    }
     __atomic_store_n(&st->walked, st->walked + 1, __ATOMIC_RELAXED);
     if (wf_cfg.inject != WF_INJECT_NONE &&
         __atomic_add_fetch(&inject_count, 1, __ATOMIC_RELAXED) == wf_cfg.inject_at) {
@@ -115,11 +161,13 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     if (wf_cfg.reference_pct && wf_rand(&t->rng) % 100 < wf_cfg.reference_pct)
         wf_request(t, WF_REQ_REFERENCE, sample);
 
-    if (wf_cfg.mode == WF_MODE_CPU) {
-        wf_driver_rearm(t);
-        /* Wall time spent in the handler, for the record (the task clock did not count it). */
-        __atomic_store_n(&st->handler_ns, st->handler_ns + (wf_now_ns() - t0), __ATOMIC_RELAXED);
-    }
+done:
+    if (wf_cfg.mode == WF_MODE_CPU) wf_driver_rearm(t);
+    uint64_t spent = wf_now_ns() - t0;
+    charge(t, spent);
+    /* Wall time spent in the handler, for the record (in cpu mode the task clock did not count it). */
+    __atomic_store_n(&st->handler_ns, st->handler_ns + spent, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->handler_since, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&t->handler_since, 0, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->in_handler = 0;

@@ -82,7 +82,9 @@ struct wf_log_thread {
     uint64_t overruns;      /* 80 */
     uint64_t cpu_ns;        /* 88 task clock at the last read (cpu mode) */
     uint64_t handler_ns;    /* 96 wall time spent in our handler (cpu mode) */
-    uint64_t reserved[3];   /* 104 [0]: biased traces (jvmti walker) */
+    uint64_t biased;        /* 104 deferred traces the JVM marked biased (jvmti walker) */
+    uint64_t shed;          /* 112 signals skipped unwalked: the handler-time budget was spent */
+    uint64_t handler_since; /* 120 CLOCK_MONOTONIC at entry of the handler running now, 0 if none */
 };                          /* 128 bytes */
 
 /* frame types */

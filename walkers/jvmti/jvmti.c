@@ -61,7 +61,7 @@ static void JNICALL on_begin(jboolean failed, jboolean biased, const void *user_
     t->ndeferred = 0;
     t->deferred_failed = failed ? 1 : 0;
     t->deferred_biased = biased ? 1 : 0;
-    if (biased) __atomic_fetch_add(&t->stats->reserved[0], 1, __ATOMIC_RELAXED); /* biased count */
+    if (biased) __atomic_fetch_add(&t->stats->biased, 1, __ATOMIC_RELAXED);
 }
 
 static void JNICALL on_frame(jint type, jmethodID method, jlocation bci, const void *user_data) {

@@ -22,7 +22,8 @@ static void offsets(void) {
     OFF(wf_log_header, perturbed); OFF(wf_log_header, faults_caught);
     OFF(wf_log_thread, tid); OFF(wf_log_thread, alive); OFF(wf_log_thread, name);
     OFF(wf_log_thread, requested); OFF(wf_log_thread, delivered); OFF(wf_log_thread, walked);
-    OFF(wf_log_thread, overruns); OFF(wf_log_thread, cpu_ns);
+    OFF(wf_log_thread, overruns); OFF(wf_log_thread, cpu_ns); OFF(wf_log_thread, handler_ns);
+    OFF(wf_log_thread, biased); OFF(wf_log_thread, shed); OFF(wf_log_thread, handler_since);
     OFF(wf_record, commit); OFF(wf_record, len); OFF(wf_record, tid); OFF(wf_record, walker);
     OFF(wf_record, flags); OFF(wf_record, ts_ns); OFF(wf_record, walk_ns); OFF(wf_record, result);
     OFF(wf_record, region); OFF(wf_record, overhead_ns); OFF(wf_record, sample);
