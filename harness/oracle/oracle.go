@@ -1,6 +1,16 @@
 // Package oracle is the bottom-frame check: an async walk is compared with the reference
-// trace the JVM took of the same thread at its next safepoint (GetStackTrace). The top of the
-// stack may have moved by then; its root-most frames should not have.
+// trace the JVM took of the same thread at its next safepoint (GetStackTrace).
+//
+// What may be compared is what cannot have changed between the signal and the safepoint,
+// which can be many milliseconds later. Any frame that returned in between may have been
+// replaced, together with everything above it, and a call site in a loop may call another
+// method the next time round, so frames above the bottom prove nothing by differing. A
+// thread's entry frame (Thread.run, main) cannot return while the thread lives: when the
+// reference ends in a thread root, the async walk must end in the same one, or end higher
+// up in the reference's frames (it lost frames below: truncated:short). A thread still
+// starting (the reference ends in no root, e.g. the main thread inside Main.<clinit> called
+// by the launcher) or moving between entries (the launcher's helpers, then main) is not
+// judged.
 package oracle
 
 import (
@@ -20,10 +30,12 @@ const (
 	Short          = "truncated:short"  // lost frames below: its bottom is higher up in the reference
 	AsyncFailed    = "async_failed"     // the async walker returned no frames
 	RefFailed      = "reference_failed" // the reference could not be taken
+	NotRooted      = "skipped:starting" // the reference ends in no thread root: nothing settled to compare
+	EntryChanged   = "skipped:entry"    // both end in (different) roots: the thread moved between entries
 )
 
-// bottomFrames is how many root-most frames must agree.
-const bottomFrames = 4
+// shown is how many root-most frames an example renders.
+const shown = 6
 
 // ReferenceName is the walker name the agent gives reference records.
 const ReferenceName = "reference"
@@ -56,6 +68,7 @@ type Checker struct {
 	ref      int
 	maxDepth int
 	tab      *methods.Table
+	isRoot   func(id uint64) bool
 	recent   map[key][]walk
 	order    []key
 	Counts   map[string]map[string]uint64
@@ -63,8 +76,9 @@ type Checker struct {
 	kept     map[string]int
 }
 
-// New returns nil when the run has no reference walker.
-func New(walkers []string, tab *methods.Table, maxDepth int) *Checker {
+// New returns nil when the run has no reference walker. isRoot tells a thread's entry
+// methods (classify.Roots over the run's method table).
+func New(walkers []string, tab *methods.Table, maxDepth int, isRoot func(id uint64) bool) *Checker {
 	ref := -1
 	for i, w := range walkers {
 		if w == ReferenceName {
@@ -74,7 +88,7 @@ func New(walkers []string, tab *methods.Table, maxDepth int) *Checker {
 	if ref < 0 {
 		return nil
 	}
-	return &Checker{walkers: walkers, ref: ref, maxDepth: maxDepth, tab: tab, recent: map[key][]walk{},
+	return &Checker{walkers: walkers, ref: ref, maxDepth: maxDepth, tab: tab, isRoot: isRoot, recent: map[key][]walk{},
 		Counts: map[string]map[string]uint64{}, kept: map[string]int{}}
 }
 
@@ -125,29 +139,31 @@ func (c *Checker) compare(w walk, ref *samplelog.Record) string {
 		return AsyncFailed
 	}
 	a, b := w.frames, ref.Frames
-	n := min(bottomFrames, len(a), len(b))
-	for i := 1; i <= n; i++ {
-		if a[len(a)-i].Method == b[len(b)-i].Method {
-			continue
-		}
-		if c.maxDepth > 0 && len(a) >= c.maxDepth {
-			return OK // cut at the depth limit: its bottom is not the thread's bottom
-		}
-		// The walk's bottom frame sits higher in the reference: frames were lost below it.
-		bottom := a[len(a)-1].Method
+	ab, rb := a[len(a)-1].Method, b[len(b)-1].Method
+	switch {
+	case c.maxDepth > 0 && len(a) >= c.maxDepth:
+		return OK // cut at the depth limit: its bottom is not the thread's bottom
+	case !c.isRoot(rb):
+		return NotRooted
+	case ab == rb:
+		return OK
+	case c.isRoot(ab):
+		return EntryChanged
+	}
+	// The walk's bottom frame sits higher in the reference: frames were lost below it.
+	if len(a) < len(b) {
 		for j := 0; j < len(b)-1; j++ {
-			if b[j].Method == bottom && len(a) < len(b) {
+			if b[j].Method == ab {
 				return Short
 			}
 		}
-		return BottomMismatch
 	}
-	return OK
+	return BottomMismatch
 }
 
 func (c *Checker) render(fs []samplelog.Frame) []string {
 	var out []string
-	for i := max(0, len(fs)-bottomFrames-2); i < len(fs); i++ {
+	for i := max(0, len(fs)-shown); i < len(fs); i++ {
 		out = append(out, classify.RenderFrame(&fs[i], c.tab))
 	}
 	return out

@@ -19,30 +19,48 @@ func rec(walker uint16, sample uint64, ids ...uint64) *samplelog.Record {
 	return r
 }
 
+// Methods 5 and 50 are thread roots (Thread.run, main), the rest are not.
+func isRoot(id uint64) bool { return id == 5 || id == 50 }
+
 func TestBottomFrameCheck(t *testing.T) {
-	c := New([]string{"asgct", "reference"}, nil, 2048)
+	c := New([]string{"asgct", "reference"}, nil, 2048, isRoot)
 	require.NotNil(t, c)
 	// The reference is taken later: its top moved (9 vs 1), its bottom must not.
 	c.Add(rec(0, 1, 1, 2, 3, 4, 5))
 	c.Add(rec(1, 1, 9, 2, 3, 4, 5))
-	c.Add(rec(0, 2, 1, 2, 3, 7, 5)) // bottom differs
+	// Frames above the root differ: the thread returned and called others in between.
+	c.Add(rec(0, 2, 1, 2, 3, 7, 5))
 	c.Add(rec(1, 2, 1, 2, 3, 4, 5))
 	c.Add(rec(0, 3, 1, 2, 3, 4)) // stopped early: its bottom (4) is higher up in the reference
 	c.Add(rec(1, 3, 1, 2, 3, 4, 6, 6, 5))
 	c.Add(rec(0, 4)) // async failed
 	c.Add(rec(1, 4, 1, 5))
 	c.Add(rec(1, 5, 1, 5)) // no async walk for this signal: nothing to compare
+	c.Add(rec(0, 6, 1, 2, 8)) // a bottom that is no root and nowhere in the reference
+	c.Add(rec(1, 6, 1, 2, 5))
+	c.Add(rec(0, 7, 1, 2, 3)) // the reference ends in no root: the thread is still starting
+	c.Add(rec(1, 7, 1, 2, 4))
+	c.Add(rec(0, 8, 1, 5)) // launcher entry, then main: the thread moved between its entries
+	c.Add(rec(1, 8, 1, 50))
 	m := c.Counts["asgct"]
-	assert.Equal(t, uint64(4), m[Compared])
-	assert.Equal(t, uint64(1), m[OK])
+	assert.Equal(t, uint64(7), m[Compared])
+	assert.Equal(t, uint64(2), m[OK])
 	assert.Equal(t, uint64(1), m[BottomMismatch])
 	assert.Equal(t, uint64(1), m[Short])
 	assert.Equal(t, uint64(1), m[AsyncFailed])
+	assert.Equal(t, uint64(1), m[NotRooted])
+	assert.Equal(t, uint64(1), m[EntryChanged])
 	assert.Len(t, c.Examples, 2)
+
+	// At the depth limit (3 here) the walk's bottom is not the thread's.
+	d := New([]string{"asgct", "reference"}, nil, 3, isRoot)
+	d.Add(rec(0, 9, 1, 2, 3))
+	d.Add(rec(1, 9, 1, 2, 3, 4, 5))
+	assert.Equal(t, uint64(1), d.Counts["asgct"][OK])
 }
 
 func TestNoReferenceWalkerNoChecker(t *testing.T) {
-	assert.Nil(t, New([]string{"asgct"}, nil, 64))
+	assert.Nil(t, New([]string{"asgct"}, nil, 64, isRoot))
 	var c *Checker
 	c.Add(rec(0, 1, 1)) // a nil checker ignores records
 }

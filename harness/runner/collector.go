@@ -82,7 +82,10 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 		MaxDepth: int(h.MaxDepth), Roots: roots})
 	c.ks = knownstack.NewChecker(nil, c.table, h.WalkerNames, int(h.MaxDepth))
 	c.diff = differential.New(inHandler(h.WalkerNames), c.table)
-	c.oracle = oracle.New(h.WalkerNames, c.table, int(h.MaxDepth))
+	c.oracle = oracle.New(h.WalkerNames, c.table, int(h.MaxDepth), func(id uint64) bool {
+		m, ok := c.table.Lookup(id)
+		return ok && roots.IsRoot(&m)
+	})
 	return true
 }
 
