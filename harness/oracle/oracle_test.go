@@ -35,7 +35,7 @@ func TestBottomFrameCheck(t *testing.T) {
 	c.Add(rec(1, 3, 1, 2, 3, 4, 6, 6, 5))
 	c.Add(rec(0, 4)) // async failed
 	c.Add(rec(1, 4, 1, 5))
-	c.Add(rec(1, 5, 1, 5)) // no async walk for this signal: nothing to compare
+	c.Add(rec(1, 5, 1, 5))    // no async walk for this signal: nothing to compare
 	c.Add(rec(0, 6, 1, 2, 8)) // a bottom that is no root and nowhere in the reference
 	c.Add(rec(1, 6, 1, 2, 5))
 	c.Add(rec(0, 7, 1, 2, 3)) // the reference ends in no root: the thread is still starting
