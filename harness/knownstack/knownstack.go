@@ -25,6 +25,11 @@ const (
 	Bci      = "mismatch:bci"     // a non-top frame's bci differs
 	Depth    = "truncated:depth"  // a correct prefix cut at the depth limit
 	Boundary = "boundary"         // caught inside KnownStack.enter/exit itself: not compared
+	// Callee: the walk matched from the region's top method down, with frames above it: the
+	// thread was in a call the region makes (with -XX:+DebugNonSafepoints, an inlined callee
+	// is reported at a non-safepoint pc, correctly). Counted as ok too; the frames above are
+	// not judged here (the frame-validity oracle checks that the region's frame is at an invoke).
+	Callee = "ok:callee_above"
 	Unknown  = "unknown_region"   // the region's recorded stack is not in the file (yet)
 	NoJava   = "no_java_frames"   // a native unwinder's walk: nothing to compare
 )
@@ -173,6 +178,10 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 		return
 	}
 	class, at := c.Compare(r.Frames, rec)
+	if class == Callee {
+		m[Callee]++
+		class = OK
+	}
 	m[class]++
 	if class != OK && class != Boundary && class != Depth && c.perClass[w+class] < 5 {
 		c.perClass[w+class]++
@@ -208,6 +217,9 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 			return Boundary, 0
 		}
 	}
+	if class, at, ok := c.calleeAbove(walk, rec); ok {
+		return class, at
+	}
 	n := min(len(walk), len(rec))
 	for i := 0; i < n; i++ {
 		k, _ := c.key(walk[i])
@@ -242,7 +254,12 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 	case len(walk) > len(rec):
 		return Extra, len(rec)
 	}
-	for i := 1; i < n; i++ { // the top frame's bci moves inside the region
+	return c.compareBci(walk, rec)
+}
+
+// compareBci checks the bcis of equal-length, equal-method stacks.
+func (c *Checker) compareBci(walk []samplelog.Frame, rec []RecFrame) (class string, at int) {
+	for i := 1; i < len(rec); i++ { // the top frame's bci moves inside the region
 		_, native := c.key(walk[i])
 		if native && rec[i].Bci < 0 {
 			continue
@@ -252,6 +269,53 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 		}
 	}
 	return OK, -1
+}
+
+// maxCalleeSearch bounds how many frames above the region's top a walk cut at the depth
+// limit is searched for it (a complete walk's offset is known from the lengths).
+const maxCalleeSearch = 16
+
+// calleeAbove matches a walk that has frames above the region's top method: the thread was
+// in a call the region makes. It returns Callee when the walk is the recorded stack below
+// those frames, Depth when it is a correct prefix of it cut at the depth limit, Bci when a
+// caller's bci differs, and ok=false when no such alignment exists.
+func (c *Checker) calleeAbove(walk []samplelog.Frame, rec []RecFrame) (class string, at int, ok bool) {
+	if len(rec) == 0 {
+		return "", 0, false
+	}
+	cut := c.MaxDepth > 0 && len(walk) >= c.MaxDepth
+	lo, hi := len(walk)-len(rec), len(walk)-len(rec)
+	if cut {
+		lo, hi = 1, min(maxCalleeSearch, len(walk)-1)
+	}
+	for d := max(lo, 1); d <= hi; d++ {
+		if k, _ := c.key(walk[d]); k != rec[0].key() {
+			continue
+		}
+		n := min(len(walk)-d, len(rec))
+		if !c.sameMethods(walk[d:d+n], rec[:n]) {
+			continue
+		}
+		class, at := c.compareBci(walk[d:d+n], rec[:n])
+		switch {
+		case class != OK:
+			return class, at + d, true
+		case n < len(rec):
+			return Depth, len(walk), true
+		}
+		return Callee, -1, true
+	}
+	return "", 0, false
+}
+
+// sameMethods: walk and rec name the same methods at every depth (equal lengths).
+func (c *Checker) sameMethods(walk []samplelog.Frame, rec []RecFrame) bool {
+	for i := range rec {
+		if k, _ := c.key(walk[i]); k != rec[i].key() {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Checker) example(w, class string, at int, r *samplelog.Record, rec []RecFrame) Example {

@@ -58,6 +58,8 @@ func TestCompare(t *testing.T) {
 	c := NewChecker(st, table(), []string{"asgct"}, 2048)
 	swapped := frames(0x10, 0x20, 0x30, 0x40)
 	swapped[1].Bci = 9
+	calleeBadBci := frames(0x60, 0x10, 0x20, 0x30, 0x40)
+	calleeBadBci[2].Bci = 9
 	cases := []struct {
 		name  string
 		walk  []samplelog.Frame
@@ -74,6 +76,12 @@ func TestCompare(t *testing.T) {
 		{"caller bci differs", swapped, 2048, Bci},
 		{"unresolved id", frames(0x10, 0x99, 0x30, 0x40), 2048, Frame},
 		{"two frames swapped", frames(0x20, 0x10, 0x30, 0x40), 2048, Frame},
+		{"in a call the region makes", frames(0x60, 0x10, 0x20, 0x30, 0x40), 2048, Callee},
+		{"two calls deeper", frames(0x60, 0x60, 0x10, 0x20, 0x30, 0x40), 2048, Callee},
+		{"callee above, caller bci differs", calleeBadBci, 2048, Bci},
+		{"frames above a wrong region", frames(0x60, 0x10, 0x60, 0x30, 0x40), 2048, Extra},
+		{"callee above, cut at the depth limit", frames(0x60, 0x10, 0x20, 0x30), 4, Depth},
+		{"callee above, cut, wrong method", frames(0x60, 0x10, 0x60, 0x30), 4, Extra},
 	}
 	for _, tc := range cases {
 		c.MaxDepth = tc.depth
