@@ -29,9 +29,9 @@ const (
 	// thread was in a call the region makes (with -XX:+DebugNonSafepoints, an inlined callee
 	// is reported at a non-safepoint pc, correctly). Counted as ok too; the frames above are
 	// not judged here (the frame-validity oracle checks that the region's frame is at an invoke).
-	Callee = "ok:callee_above"
-	Unknown  = "unknown_region"   // the region's recorded stack is not in the file (yet)
-	NoJava   = "no_java_frames"   // a native unwinder's walk: nothing to compare
+	Callee  = "ok:callee_above"
+	Unknown = "unknown_region" // the region's recorded stack is not in the file (yet)
+	NoJava  = "no_java_frames" // a native unwinder's walk: nothing to compare
 )
 
 // Frame of a recorded stack: what StackWalker saw.
