@@ -87,6 +87,7 @@ fuzz: build
 	go test ./harness/samplelog -run '^$$' -fuzz FuzzRead -fuzztime 2m
 	go test ./harness/crash -run '^$$' -fuzz FuzzParse -fuzztime 2m
 	go test ./harness/hang -run '^$$' -fuzz FuzzParse -fuzztime 2m
+	go test ./harness/methods -run '^$$' -fuzz FuzzDecodeCode -fuzztime 1m
 	go test ./walkers/jfr -run '^$$' -fuzz FuzzReadRequestsJSON -fuzztime 1m
 
 lint: build

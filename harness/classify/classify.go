@@ -4,6 +4,7 @@ package classify
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
@@ -30,7 +31,14 @@ const (
 	// report it for frames whose pc has no debug info.
 	ReasonBciMinusOne = "bci_-1_compiled"
 	ReasonFrameType   = "bad_frame_type" // a type no walker defines
+	// The frame-validity oracle, from the methods' bytecode (the agent's B lines): these two
+	// reasons are classes of their own, invalid:<reason>.
+	ReasonNotInstruction  = "bci_not_instruction" // the top frame's bci is inside an instruction
+	ReasonCallerNotInvoke = "caller_not_invoke"   // a caller's bci is no invoke (and no VM upcall site)
 )
+
+// InvalidPrefix starts the classes of the frame-validity oracle.
+const InvalidPrefix = Invalid + ":"
 
 // Config is what classification needs to know about a run.
 type Config struct {
@@ -108,11 +116,14 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 	}
 	tab := c.cfg.Methods
 	bottom := -1
+	var callee *methods.Method // the Java frame above this one, nil when none or not adjacent
+	first := firstJava(r.Frames)
 	for i := range r.Frames {
 		f := &r.Frames[i]
 		switch f.Type {
 		case samplelog.FrameCPP, samplelog.FrameStub:
-			continue // not a Java frame: Method is a pc or 0, not a jmethodID
+			callee = nil // a VM or stub frame between two Java frames: any bytecode may call out
+			continue     // not a Java frame: Method is a pc or 0, not a jmethodID
 		case samplelog.FrameJava, samplelog.FrameInterpreted, samplelog.FrameCompiled,
 			samplelog.FrameInlined, samplelog.FrameNative:
 		default:
@@ -128,15 +139,23 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			if reason == "" {
 				reason = ReasonUnresolved
 			}
+			callee = nil
 			continue
 		}
-		if reason == "" && !(i == 0 && f.Bci == -1 && f.Type != samplelog.FrameInterpreted) {
+		top := i == first
+		if reason == "" && !(top && f.Bci == -1 && f.Type != samplelog.FrameInterpreted) {
 			// A top frame at bci -1 is a method caught in its prologue (HotSpot's
 			// InvocationEntryBci): legitimate; anywhere below the top it cannot be right.
 			reason = bciProblem(f, m)
+			if reason == "" {
+				reason = frameValidity(f, m, top, callee)
+			}
 		}
+		callee = m
 	}
 	switch {
+	case reason == ReasonNotInstruction || reason == ReasonCallerNotInvoke:
+		return InvalidPrefix + reason, reason, unresolved
 	case reason != "":
 		return Invalid, reason, unresolved
 	case r.Flags&samplelog.FlagBiased != 0:
@@ -167,6 +186,65 @@ func bciProblem(f *samplelog.Frame, m *methods.Method) string {
 		return ReasonBciRange
 	}
 	return ""
+}
+
+// firstJava is the index of the first Java frame (the top of the Java stack), or -1.
+func firstJava(fs []samplelog.Frame) int {
+	for i := range fs {
+		if t := fs[i].Type; t != samplelog.FrameCPP && t != samplelog.FrameStub {
+			return i
+		}
+	}
+	return -1
+}
+
+// frameValidity checks a frame's bci against its method's bytecode, when the method table
+// has it: the top frame's bci must start an instruction, a caller's must be an invoke,
+// unless its callee is one the VM itself calls from other bytecodes (vmUpcall). A native
+// caller (no bytecode, ASGCT's bci -3) and a frame below a VM or stub frame are not judged.
+func frameValidity(f *samplelog.Frame, m *methods.Method, top bool, callee *methods.Method) string {
+	if m.Code == nil || m.Native || f.Bci < 0 {
+		return ""
+	}
+	switch {
+	case !m.Code.Starts(f.Bci):
+		if top {
+			return ReasonNotInstruction
+		}
+		return ReasonCallerNotInvoke
+	case top || callee == nil || m.Code.IsInvoke(f.Bci):
+		return ""
+	case vmUpcall(callee, m.Code, f.Bci):
+		return ""
+	}
+	return ReasonCallerNotInvoke
+}
+
+// vmUpcall: callees the VM calls on a thread's behalf in the middle of a bytecode, so that
+// the caller's frame sits at that bytecode, not at an invoke: class initialization (at new,
+// getstatic, putstatic, invokestatic), class loading during resolution, the method-handle
+// and call-site linkage upcalls (invokedynamic, ldc of a method handle or type), and the
+// constructors of exceptions the VM throws from a bytecode (idiv, aaload, checkcast, a null
+// receiver, ...).
+func vmUpcall(callee *methods.Method, code *methods.Code, bci int32) bool {
+	switch {
+	case callee.Name == "<clinit>":
+		return code.InitTrigger(bci)
+	case callee.Name == "loadClass" || callee.Name == "loadClassInternal":
+		return true
+	case callee.Internal == "java/lang/invoke/MethodHandleNatives":
+		return true
+	case callee.Name == "<init>" && throwableName(callee.Internal):
+		return true
+	}
+	return false
+}
+
+// throwableName: the VM's own exceptions and errors are named so (java/lang/ArithmeticException,
+// java/lang/StackOverflowError, java/lang/Throwable); nothing else needs to be recognised.
+func throwableName(internal string) bool {
+	return strings.HasSuffix(internal, "Exception") || strings.HasSuffix(internal, "Error") ||
+		internal == "java/lang/Throwable"
 }
 
 // root reports whether the (resolved) method id is a thread root; the bottom frame is the

@@ -21,7 +21,8 @@ type Method struct {
 	MaxBci      int32  // last valid bytecode index; -1 when unknown (native, abstract)
 	Native      bool
 	Static      bool
-	ThreadClass bool // declared by java.lang.Thread or a subclass
+	ThreadClass bool  // declared by java.lang.Thread or a subclass
+	Code        *Code // its bytecode, when the agent could write it (nil for native, abstract)
 }
 
 // String is the method as a Java programmer reads it: java.lang.Thread.run()V.
@@ -115,6 +116,15 @@ func (t *Table) Parse(data []byte) int {
 		line := string(data[used : used+nl])
 		used += nl + 1
 		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "B\t") {
+			id, code, err := parseCodeLine(line)
+			if m := t.byID[id]; err == nil && m != nil {
+				m.Code = code
+			} else {
+				t.malformed++
+			}
 			continue
 		}
 		m, err := ParseLine(line)

@@ -141,3 +141,27 @@ func TestLoadUnreadable(t *testing.T) {
 	_, err := Load(t.TempDir()) // a directory
 	assert.Error(t, err)
 }
+
+// FuzzDecodeCode: any byte string decodes or fails cleanly, and every instruction start it
+// reports lies inside the code.
+func FuzzDecodeCode(f *testing.F) {
+	f.Add([]byte{0x2a, 0xb6, 0, 1, 0xb1})
+	f.Add([]byte{0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{0xc4, 0x84, 0, 1, 0, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := DecodeCode(b)
+		if err != nil {
+			return
+		}
+		if len(b) > 0 && !c.Starts(0) {
+			t.Fatal("no instruction at 0")
+		}
+		for i := int32(-2); i < int32(len(b))+2; i++ {
+			if c.Starts(i) && (i < 0 || int(i) >= len(b)) {
+				t.Fatalf("instruction start %d outside %d bytes", i, len(b))
+			}
+			c.IsInvoke(i)
+			c.InitTrigger(i)
+		}
+	})
+}

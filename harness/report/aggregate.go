@@ -140,7 +140,13 @@ func (a *acc) finish() WalkerStats {
 			mismatch += n
 		}
 	}
-	s.Complete, s.Errors, s.Invalid = share(a.classes["ok"]), share(errs), share(a.classes["invalid"])
+	var invalid uint64 // "invalid" and the frame-validity oracle's "invalid:<reason>"
+	for k, n := range a.classes {
+		if k == "invalid" || strings.HasPrefix(k, "invalid:") {
+			invalid += n
+		}
+	}
+	s.Complete, s.Errors, s.Invalid = share(a.classes["ok"]), share(errs), share(invalid)
 	s.TruncDepth, s.TruncShort, s.Mismatch = share(a.classes["truncated:depth"]), share(a.classes["truncated:short"]), share(mismatch)
 	s.P50, s.P99 = median(a.p50s), median(a.p99s)
 	if a.requested > 0 {

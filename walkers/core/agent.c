@@ -255,6 +255,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fail("JVMTI 1.2 is not available");
         return JNI_ERR;
     }
+    if (wf_cfg.bytecodes) {
+        /* For the frame-validity oracle; an always-available capability in HotSpot that
+         * changes nothing in how code is compiled or run. */
+        jvmtiCapabilities caps;
+        memset(&caps, 0, sizeof caps);
+        caps.can_get_bytecodes = 1;
+        wf_methods_bytecodes((*jvmti)->AddCapabilities(jvmti, &caps) == JVMTI_ERROR_NONE);
+    }
     /* In the OnLoad phase only VM-defined properties exist: java.vm.version, not java.version. */
     char *v = NULL;
     if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.version", &v) == JVMTI_ERROR_NONE && v) {

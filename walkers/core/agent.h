@@ -36,6 +36,7 @@ struct wf_config {
     uint32_t reference_pct;    /* reference oracle: share of signals re-walked at a safepoint */
     uint32_t budget_pct;       /* handler time allowed per thread, % of wall time (load shedding) */
     uint32_t budget_total_pct; /* handler time allowed over all threads, % of all CPUs' time */
+    uint32_t bytecodes;        /* write each method's bytecode into the method table */
 };
 
 /* One per tracked Java thread; allocated outside signal context, reached through wf_self. */
@@ -90,6 +91,7 @@ int wf_methods_open(const char *path);
 void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass);
 void wf_methods_close(void);
 void wf_methods_set_thread_class(JNIEnv *jni);
+void wf_methods_bytecodes(int on);
 
 int wf_fault_install(void);
 int wf_safe_read(const void *addr, void *out, size_t n);

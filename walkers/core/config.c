@@ -61,6 +61,7 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         else if (!strcmp(k, "reference_pct")) c->reference_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "budget_pct")) c->budget_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "budget_total_pct")) c->budget_total_pct = (uint32_t)(n > 100 ? 100 : n);
+        else if (!strcmp(k, "bytecodes")) c->bytecodes = n != 0;
         else {
             snprintf(err, errlen, "unknown agent option %s", k);
             return -1;
@@ -80,6 +81,7 @@ int wf_config_load(const char *path, struct wf_config *c, char *err, size_t errl
     c->depth = 2048;
     c->budget_pct = 50;
     c->budget_total_pct = 50;
+    c->bytecodes = 1;
     snprintf(c->walkers, sizeof c->walkers, "asgct");
 
     FILE *f = fopen(path, "r");

@@ -1,6 +1,9 @@
 /* The method table: jmethodID -> class, name, signature, max bci, flags, written outside
  * signal context as classes are prepared, so the harness can name what walkers return.
- * Creating the jmethodIDs here (GetClassMethods) is also what makes AsyncGetCallTrace work. */
+ * Creating the jmethodIDs here (GetClassMethods) is also what makes AsyncGetCallTrace work.
+ * With can_get_bytecodes, a B line after a method's M line carries its bytecode (hex), from
+ * which the harness checks that a frame's bci starts an instruction and that a caller's bci
+ * is an invoke (the frame-validity oracle). */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +12,25 @@
 static FILE *out;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static jclass thread_class; /* global ref to java.lang.Thread, for the 't' flag */
+static int with_bytecodes; /* the JVM granted can_get_bytecodes */
+
+void wf_methods_bytecodes(int on) { with_bytecodes = on; }
+
+/* B\t0x<id>\t<hex bytecode>: GetBytecodes gives the method's bytecode as in the class file
+ * (the VM's rewritten fast bytecodes turned back). */
+static void bytecodes(jvmtiEnv *jvmti, jmethodID m) {
+    jint len = 0;
+    unsigned char *code = NULL;
+    if ((*jvmti)->GetBytecodes(jvmti, m, &len, &code) != JVMTI_ERROR_NONE || !code) return;
+    static const char hex[] = "0123456789abcdef";
+    fprintf(out, "B\t0x%llx\t", (unsigned long long)(uintptr_t)m);
+    for (jint i = 0; i < len; i++) {
+        fputc(hex[code[i] >> 4], out);
+        fputc(hex[code[i] & 15], out);
+    }
+    fputc('\n', out);
+    (*jvmti)->Deallocate(jvmti, code);
+}
 
 int wf_methods_open(const char *path) {
     if (!path[0]) return 0;
@@ -61,6 +83,7 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
         fputc('\t', out);
         field(out, sig);
         fprintf(out, "\t%lld\t%s\n", (long long)end, flags);
+        if (with_bytecodes && !(mods & 0x0500)) bytecodes(jvmti, ms[i]); /* not native or abstract */
         (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
         (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     }

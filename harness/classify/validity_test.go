@@ -1,0 +1,85 @@
+package classify
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+)
+
+// Bytecode of the frame-validity test table (javap -c of small methods):
+//
+//	caller  0: aload_0  1: invokevirtual #1  4: new #2  7: dup  8: return
+//	leaf    0: bipush 5  2: istore_1  3: iinc 1, 1  6: return
+//	root    0: aload_0  1: invokevirtual #1  4: return      (Thread.run)
+const (
+	vCaller = 0x200
+	vLeaf   = 0x201
+	vRoot   = 0x202
+	vClinit = 0x203
+	vLoad   = 0x204
+	vNPE    = 0x205
+)
+
+func validityTable(t *testing.T) *methods.Table {
+	tab := methods.New()
+	n := tab.Parse([]byte("M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n" +
+		"M\t0x201\tLapp/C;\tleaf\t()V\t6\ts\nB\t0x201\t10053c840101b1\n" +
+		"M\t0x202\tLapp/T;\trun\t()V\t4\tt\nB\t0x202\t2ab60001b1\n" +
+		"M\t0x203\tLapp/D;\t<clinit>\t()V\t0\ts\nB\t0x203\tb1\n" +
+		"M\t0x204\tLjdk/internal/loader/ClassLoaders$AppClassLoader;\tloadClass\t(Ljava/lang/String;Z)Ljava/lang/Class;\t0\t-\nB\t0x204\tb1\n" +
+		"M\t0x205\tLjava/lang/NullPointerException;\t<init>\t()V\t0\t-\nB\t0x205\tb1\n"))
+	require.Positive(t, n)
+	require.Zero(t, tab.Malformed())
+	return tab
+}
+
+func TestFrameValidity(t *testing.T) {
+	c := New(Config{Walkers: []string{"w"}, Methods: validityTable(t), MaxDepth: 64})
+	tests := []struct {
+		name   string
+		frames []samplelog.Frame
+		class  string
+	}{
+		{"top at an instruction, caller at its invoke", []samplelog.Frame{f(vLeaf, 3), f(vCaller, 1), f(vRoot, 1)}, OK},
+		{"top inside bipush", []samplelog.Frame{f(vLeaf, 1), f(vCaller, 1), f(vRoot, 1)}, InvalidPrefix + ReasonNotInstruction},
+		{"top inside iinc", []samplelog.Frame{f(vLeaf, 5), f(vCaller, 1), f(vRoot, 1)}, InvalidPrefix + ReasonNotInstruction},
+		{"caller at aload_0", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 0), f(vRoot, 1)}, InvalidPrefix + ReasonCallerNotInvoke},
+		{"caller inside its invoke", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 2), f(vRoot, 1)}, InvalidPrefix + ReasonCallerNotInvoke},
+		{"root's bci one past the invoke", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 1), f(vRoot, 4)}, InvalidPrefix + ReasonCallerNotInvoke},
+		{"<clinit> under new", []samplelog.Frame{f(vClinit, 0), f(vCaller, 4), f(vRoot, 1)}, OK},
+		{"<clinit> under dup", []samplelog.Frame{f(vClinit, 0), f(vCaller, 7), f(vRoot, 1)}, InvalidPrefix + ReasonCallerNotInvoke},
+		{"class loading while resolving new", []samplelog.Frame{f(vLoad, 0), f(vCaller, 4), f(vRoot, 1)}, OK},
+		{"an exception the VM throws", []samplelog.Frame{f(vNPE, 0), f(vCaller, 0), f(vRoot, 1)}, OK},
+		{"a VM frame between", []samplelog.Frame{f(vLeaf, 0), typed(0x7f00, 0, samplelog.FrameCPP), f(vCaller, 0), f(vRoot, 1)}, OK},
+		{"top below VM frames", []samplelog.Frame{typed(0x7f00, 0, samplelog.FrameCPP), f(vLeaf, 1), f(vRoot, 1)}, InvalidPrefix + ReasonNotInstruction},
+		{"top in its prologue", []samplelog.Frame{typed(vLeaf, -1, samplelog.FrameCompiled), f(vCaller, 1), f(vRoot, 1)}, OK},
+	}
+	for _, tc := range tests {
+		r := &samplelog.Record{Result: int32(len(tc.frames)), Frames: tc.frames}
+		got, _ := c.Classify(r)
+		assert.Equal(t, tc.class, got, tc.name)
+	}
+}
+
+func TestDecodeCodeSwitchesAndWide(t *testing.T) {
+	// 0: iload_0  1: tableswitch (pad 2) default, low 0, high 1, two offsets -> 24: wide iinc
+	// 30: wide iload  34: lookupswitch at 34 (pad 1) default, 1 pair -> 52: return
+	code := []byte{0x1a, 0xaa, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 23, 0, 0, 0, 23,
+		0xc4, 0x84, 0, 1, 0, 1, 0xc4, 0x15, 0, 1, 0xab, 0, 0, 0, 0, 18, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 18, 0xb1}
+	c, err := methods.DecodeCode(code)
+	require.NoError(t, err)
+	for _, at := range []int32{0, 1, 24, 30, 34, 52} {
+		assert.True(t, c.Starts(at), "instruction at %d", at)
+	}
+	for _, at := range []int32{2, 25, 31, 35, 51, 53, -1} {
+		assert.False(t, c.Starts(at), "no instruction at %d", at)
+	}
+	_, err = methods.DecodeCode([]byte{0xb6, 0})
+	assert.Error(t, err, "an invoke cut short")
+	_, err = methods.DecodeCode([]byte{0xfe})
+	assert.Error(t, err, "not a class-file opcode")
+}
