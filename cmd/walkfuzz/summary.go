@@ -73,6 +73,10 @@ func printSummary(out io.Writer, r *results.Results) {
 	}
 	if r.Log.Dropped+r.Log.Torn+r.Log.CorruptBytes > 0 {
 		fmt.Fprintf(out, "sample log: %d records, %d dropped (ring full), %d torn, %d corrupt bytes\n", r.Log.Records, r.Log.Dropped, r.Log.Torn, r.Log.CorruptBytes)
+		if r.Log.Dropped > 0 {
+			fmt.Fprintf(out, "  coverage lost: %d walks (%.2f%%) reached no oracle (classification, known stacks, reference, differential)\n",
+				r.Log.Dropped, 100*float64(r.Log.Dropped)/float64(r.Log.Dropped+r.Log.Records))
+		}
 	}
 	if w := r.WorkloadOut; w != nil {
 		var failed []string

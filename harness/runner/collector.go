@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -45,6 +46,71 @@ type collector struct {
 	ntail   int
 	names   []string       // walker names as the agent spells them
 	reqs    *jvmtiRequests // the JFR variant's pending requests, or nil
+	drain   *drainer       // empties the ring while classification runs, or nil
+}
+
+// drainer moves committed records out of the ring on a goroutine of its own, every
+// drainEvery, so that the ring never waits for classification: a batch of 2048-frame walks
+// takes the classifier longer to judge than the agent takes to fill 256 MiB of ring, and a
+// full ring drops walks no oracle then sees. Classification takes the drained records.
+type drainer struct {
+	mu    sync.Mutex
+	recs  []*samplelog.Record
+	stats samplelog.Stats
+	first time.Time
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+const drainEvery = 5 * time.Millisecond
+
+// startDrain begins draining log; read(final=true) stops it before the last read.
+func (c *collector) startDrain(log *samplelog.Log) {
+	d := &drainer{stop: make(chan struct{}), done: make(chan struct{})}
+	c.drain = d
+	go func() {
+		defer close(d.done)
+		tick := time.NewTicker(drainEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-d.stop:
+				return
+			case <-tick.C:
+			}
+			var batch []*samplelog.Record
+			st, _ := log.ReadLive(samplelog.DefaultGrace, func(r *samplelog.Record) error {
+				batch = append(batch, r)
+				return nil
+			})
+			d.mu.Lock()
+			if d.first.IsZero() && len(batch) > 0 {
+				d.first = time.Now()
+			}
+			d.recs = append(d.recs, batch...)
+			d.stats.Add(st)
+			d.mu.Unlock()
+		}
+	}()
+}
+
+// take hands over what was drained since the last call.
+func (d *drainer) take() ([]*samplelog.Record, samplelog.Stats, time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	recs, st := d.recs, d.stats
+	d.recs, d.stats = nil, samplelog.Stats{}
+	return recs, st, d.first
+}
+
+// halt stops the drainer and waits for it.
+func (d *drainer) halt() {
+	select {
+	case <-d.stop:
+	default:
+		close(d.stop)
+	}
+	<-d.done
 }
 
 // tailLen walks are kept for last_walks.txt when the run ends in a crash or hang.
@@ -98,9 +164,20 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 		return nil
 	}
 	var st samplelog.Stats
+	if d := c.drain; d != nil {
+		if final {
+			d.halt()
+		}
+		recs, dst, first := d.take()
+		if c.first.IsZero() {
+			c.first = first
+		}
+		c.pending = append(c.pending, recs...)
+		c.stats.Add(dst)
+	}
 	if final {
 		st, _ = log.ReadFinal(fn)
-	} else {
+	} else if c.drain == nil {
 		st, _ = log.ReadLive(samplelog.DefaultGrace, fn)
 	}
 	c.stats.Add(st)

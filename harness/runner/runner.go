@@ -204,6 +204,8 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	col := newCollector(dir, &e)
 	col.doctor = opt.DoctorStacks
 	col.reqs = out.reqs
+	col.startDrain(log)
+	defer col.drain.halt()
 
 	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
