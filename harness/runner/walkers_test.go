@@ -140,7 +140,9 @@ func TestOutOfProcessWalkers(t *testing.T) {
 }
 
 // The bottom-frame check on lambdas: method-handle linker frames are where JDK-8302320-style
-// truncation would show. The rate is reported; the test requires that comparisons happen.
+// truncation would show. Unmodified ASGCT may be flagged only where it truly stops short
+// (the classifier's own truncated:short share of the same run, ASGCT's documented anomaly)
+// plus 0.1%: before the oracle judged only the thread's entry frame, 30% were flagged.
 func TestReferenceOracleOnLambdas(t *testing.T) {
 	j := jdksUnderTest(t)[0]
 	e := testEpisode("lambdas", 5000)
@@ -152,4 +154,13 @@ func TestReferenceOracleOnLambdas(t *testing.T) {
 	require.NotNil(t, ref)
 	t.Logf("lambdas, JDK %s: %v", j.Version, ref)
 	assert.Greater(t, ref["compared"], uint64(50))
+	judged := float64(ref["compared"] - ref["async_failed"] - ref["reference_failed"])
+	flagged := float64(ref["mismatch:bottom"]+ref["truncated:short"]) / judged
+	cls := res.Classes["asgct"]
+	var walks uint64
+	for _, n := range cls {
+		walks += n
+	}
+	short := float64(cls["truncated:short"]) / float64(walks)
+	assert.LessOrEqual(t, flagged, short+0.001, "reference flags %.3f%% of walks, ASGCT's own truncated:short is %.3f%%", 100*flagged, 100*short)
 }
