@@ -10,6 +10,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 	"github.com/walkfuzz/walkfuzz/walkers/jfr"
@@ -136,7 +137,10 @@ func (o *outside) finish(res *results.Results, dir string, j jdk.JDK, jvmOutput 
 		}
 	}
 	if o.jfr != nil {
-		roots, _ := classify.LoadRoots(filepath.Join(dir, RootsFile))
+		roots, note := javaRoots(dir)
+		if note != "" {
+			o.notes = append(o.notes, "jfr: "+note)
+		}
 		files := o.jfr.Files()
 		if len(files) == 0 {
 			o.notes = append(o.notes, "jfr: no recording was written")
@@ -165,4 +169,30 @@ func (o *outside) finish(res *results.Results, dir string, j jdk.JDK, jvmOutput 
 		}
 	}
 	res.Notes = append(res.Notes, o.notes...)
+}
+
+// javaRoots is the run's bottom-frame rule for walkers that name frames by class and
+// method (jfr), the one harness/classify applies to in-process walks: Thread.run() and its
+// overrides in the classes the method table marks as Thread subclasses, static main,
+// the VM's entry points and the workload's roots.txt. note says what was missing.
+func javaRoots(dir string) (jfr.Roots, string) {
+	roots, err := classify.LoadRoots(filepath.Join(dir, RootsFile))
+	var note string
+	if err != nil {
+		roots, note = classify.NewRoots(), err.Error()
+	}
+	threads := map[string]bool{}
+	t, err := methods.Load(filepath.Join(dir, MethodTable))
+	if err != nil || t.Len() == 0 {
+		note = strings.TrimPrefix(note+"; ", "; ") + "no method table: Thread subclasses other than java.lang.Thread are not roots"
+	}
+	for _, id := range t.ByKey() {
+		if m, ok := t.Lookup(id); ok && m.ThreadClass {
+			threads[m.Internal] = true
+		}
+	}
+	return func(m jfr.Method) bool {
+		return roots.IsRoot(&methods.Method{Internal: m.Class, Name: m.Name, Sig: m.Sig, Static: m.Static,
+			ThreadClass: threads[m.Class] || m.Class == "java/lang/Thread"})
+	}, note
 }

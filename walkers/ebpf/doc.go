@@ -5,4 +5,11 @@
 // The runner's sequence: Probe (or ProbeFor) before launching, Start once the JVM runs
 // with -XX:+PreserveFramePointer, Stop, then DumpPerfMap and NewSymbolizer while the JVM
 // is still alive (its /proc maps vanish with it), and Classify.
+//
+// A sample is complete when its frame-pointer chain reaches a native thread entry
+// (start_thread, HotSpot's thread_native_entry, the launcher's JavaMain), not when its
+// bottom Java frame is a thread root as for the other walkers. The stricter rule needs no
+// knowledge of the program, and the Java rule cannot be applied: the perf map names
+// compiled methods only, and a thread's root frame (Thread.run, main) is nearly always
+// interpreted, an anonymous "Interpreter" frame.
 package ebpf

@@ -3,8 +3,6 @@ package jfr
 import (
 	"strings"
 	"testing"
-
-	"github.com/walkfuzz/walkfuzz/harness/classify"
 )
 
 // stack builds a stack trace from "pkg/Class.method(desc)" frames, innermost first; a
@@ -26,26 +24,35 @@ func stack(truncated bool, frames ...string) *stackTrace {
 }
 
 func TestClassifyStack(t *testing.T) {
-	roots := classify.NewRoots("Depths$Deep.run")
+	// What the runner passes: the run's Thread subclasses (methods.tsv flag t) and roots.txt.
+	runRoots := func(m Method) bool {
+		return BasicRoot(m) || m.Class == "walkfuzz/workloads/WfThread" && m.Name == "run" && m.Sig == "()V" ||
+			m.Key() == "jdk/internal/vm/Continuation.enter(Ljdk/internal/vm/Continuation;Z)V"
+	}
 	for _, tc := range []struct {
-		name string
-		st   *stackTrace
-		want string
+		name  string
+		roots Roots
+		st    *stackTrace
+		want  string
 	}{
-		{"no stack", nil, ClassNoStack},
-		{"empty", stack(false), ClassNoStack},
-		{"Thread.run", stack(false, "Foo.bar()V", "java/lang/Thread.run()V"), ClassOK},
-		{"static main", stack(false, "Foo.bar()V", "Foo.main([Ljava/lang/String;)V static"), ClassOK},
-		{"instance main is not a root", stack(false, "Foo.main([Ljava/lang/String;)V"), ClassTruncatedShort},
-		{"virtual thread", stack(false, "Foo.bar()V", "java/lang/VirtualThread.run(Ljava/lang/Runnable;)V",
+		{"no stack", nil, nil, ClassNoStack},
+		{"empty", nil, stack(false), ClassNoStack},
+		{"Thread.run", nil, stack(false, "Foo.bar()V", "java/lang/Thread.run()V"), ClassOK},
+		{"static main", nil, stack(false, "Foo.bar()V", "Foo.main([Ljava/lang/String;)V static"), ClassOK},
+		{"instance main is not a root", nil, stack(false, "Foo.main([Ljava/lang/String;)V"), ClassTruncatedShort},
+		{"static run is not a root", nil, stack(false, "java/lang/Thread.run()V static"), ClassTruncatedShort},
+		{"cut short", nil, stack(false, "Foo.bar()V", "Foo.baz()V"), ClassTruncatedShort},
+		{"truncated wins", nil, stack(true, "Foo.bar()V", "java/lang/Thread.run()V"), ClassTruncatedDepth},
+		{"key", RootKeys(DepthsRoot), stack(false, "Depths$Deep.recurse(I)V", "Depths$Deep.run()V"), ClassOK},
+		{"key, other signature", RootKeys(DepthsRoot), stack(false, "Depths$Deep.run(I)V"), ClassTruncatedShort},
+		{"Thread subclass unknown without the run's roots", nil, stack(false, "walkfuzz/workloads/WfThread.run()V"), ClassTruncatedShort},
+		{"Thread subclass from the run", runRoots, stack(false, "Foo.bar()V", "walkfuzz/workloads/WfThread.run()V"), ClassOK},
+		{"virtual thread", runRoots, stack(false, "Foo.bar()V", "java/lang/VirtualThread.run(Ljava/lang/Runnable;)V",
 			"jdk/internal/vm/Continuation.enter(Ljdk/internal/vm/Continuation;Z)V static"), ClassOK},
-		{"declared root", stack(false, "Depths$Deep.recurse(I)V", "Depths$Deep.run()V"), ClassOK},
-		{"JDK thread subclass", stack(false, "jdk/jfr/internal/ShutdownHook.run()V"), ClassOK},
-		{"unknown thread subclass", stack(false, "Other$T.run()V"), ClassTruncatedShort},
-		{"cut short", stack(false, "Foo.bar()V", "Foo.baz()V"), ClassTruncatedShort},
-		{"truncated wins", stack(true, "Foo.bar()V", "java/lang/Thread.run()V"), ClassTruncatedDepth},
+		{"run's roots keep the basic ones", runRoots, stack(false, "java/lang/Thread.run()V"), ClassOK},
+		{"other Thread subclass", runRoots, stack(false, "Other$T.run()V"), ClassTruncatedShort},
 	} {
-		if got := classifyStack(tc.st, roots); got != tc.want {
+		if got := classifyStack(tc.st, tc.roots); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}

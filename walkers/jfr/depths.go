@@ -18,7 +18,7 @@ var depthsJava []byte
 
 // DepthsRoot is the bottom frame of every Depths thread (a Thread subclass overriding
 // run, which JFR cannot recognise by itself).
-const DepthsRoot = "Depths$Deep.run"
+const DepthsRoot = "Depths$Deep.run()V"
 
 // RunDepths records the Depths program (testdata/Depths.java) under javaHome: one busy
 // thread per entry of depths, each spinning with exactly that many Java frames, for

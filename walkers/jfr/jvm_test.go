@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
@@ -41,7 +40,7 @@ func TestDepthsJVM(t *testing.T) {
 			if files := plan.Files(); len(files) != 1 || files[0] != plan.Recording {
 				t.Errorf("Files() = %v, want the dump %s", files, plan.Recording)
 			}
-			sum, err := Parse(filepath.Join(j.Home, "bin", "jfr"), plan.Recording, classify.NewRoots(DepthsRoot))
+			sum, err := Parse(filepath.Join(j.Home, "bin", "jfr"), plan.Recording, RootKeys(DepthsRoot))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 )
 
@@ -48,7 +47,7 @@ func MeasureRates(ctx context.Context, javaHome string, major, intervalUs int, d
 	if r.Plan, err = RunDepths(ctx, javaHome, major, e, dir, d, depths...); err != nil {
 		return r, err
 	}
-	if r.Summary, err = Parse(filepath.Join(javaHome, "bin", "jfr"), r.Plan.Recording, classify.NewRoots(DepthsRoot)); err != nil {
+	if r.Summary, err = Parse(filepath.Join(javaHome, "bin", "jfr"), r.Plan.Recording, RootKeys(DepthsRoot)); err != nil {
 		return r, err
 	}
 	for _, ev := range r.Plan.Events {

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-
-	"github.com/walkfuzz/walkfuzz/harness/classify"
 )
 
 // event is one element of `jfr print --json`'s events array, with the fields the walker
@@ -62,10 +60,10 @@ func printArgs(recording string) []string {
 }
 
 // Parse reads a recording with the JDK's jfr tool (JDK 17+; use the tool of the JDK that
-// recorded, or a newer one) and classifies its samples. roots are the workload's declared
-// thread roots; nil means the built-in ones. The tool's output is streamed: a recording
+// recorded, or a newer one) and classifies its samples. roots decides which bottom
+// frames complete a stack (nil: BasicRoot). The tool's output is streamed: a recording
 // prints hundreds of megabytes of JSON.
-func Parse(jfrTool, recording string, roots *classify.Roots) (*Summary, error) {
+func Parse(jfrTool, recording string, roots Roots) (*Summary, error) {
 	cmd := exec.Command(jfrTool, printArgs(recording)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -90,7 +88,7 @@ func Parse(jfrTool, recording string, roots *classify.Roots) (*Summary, error) {
 
 // ParseJSON classifies the events of `jfr print --json` output, one event in memory at a
 // time.
-func ParseJSON(r io.Reader, roots *classify.Roots) (*Summary, error) {
+func ParseJSON(r io.Reader, roots Roots) (*Summary, error) {
 	sum := newSummary()
 	dec := json.NewDecoder(r)
 	// {"recording": {"events": [ ... ]}}

@@ -1,12 +1,5 @@
 package jfr
 
-import (
-	"strings"
-
-	"github.com/walkfuzz/walkfuzz/harness/classify"
-	"github.com/walkfuzz/walkfuzz/harness/methods"
-)
-
 // Classes of one sample, as in results.json.
 const (
 	ClassOK             = "ok"
@@ -16,42 +9,58 @@ const (
 	ClassNoStack        = "error:no_stack" // a sample without a stack trace
 )
 
-// threadClasses are JDK classes that extend java.lang.Thread and override run(): their
-// run() is a thread's bottom frame. JFR names a frame's class but not its superclasses, so
-// a workload's own Thread subclasses must be declared as roots (roots.txt).
-var threadClasses = map[string]bool{
-	"java/lang/Thread":                          true,
-	"java/lang/ref/Reference$ReferenceHandler":  true,
-	"java/lang/ref/Finalizer$FinalizerThread":   true,
-	"jdk/internal/misc/InnocuousThread":         true,
-	"java/util/concurrent/ForkJoinWorkerThread": true,
-	"jdk/jfr/internal/ShutdownHook":             true, // a Thread subclass since JDK 21
+// Method is a frame's method as JFR names it.
+type Method struct {
+	Class  string // internal form: java/lang/Thread
+	Name   string
+	Sig    string // descriptor: ()V
+	Static bool
+}
+
+// Key is the method as pkg/Class.name(sig), the form roots.txt and method tables use.
+func (m Method) Key() string { return m.Class + "." + m.Name + m.Sig }
+
+// Roots reports whether a method may be a thread's bottom frame. JFR names a frame's
+// class but not its superclasses, so whether Foo.run() overrides Thread.run() is known
+// only to whoever ran the JVM: the runner builds Roots from the run's method table and
+// roots.txt, the same rule the in-process walkers are judged by. A nil Roots accepts
+// only what holds on every JVM: java.lang.Thread.run() and a static main(String[]).
+type Roots func(Method) bool
+
+// BasicRoot is the part of the root rule that needs no knowledge of the program.
+func BasicRoot(m Method) bool {
+	return m.Static && m.Name == "main" && m.Sig == "([Ljava/lang/String;)V" ||
+		m.Class == "java/lang/Thread" && !m.Static && m.Name == "run" && m.Sig == "()V"
+}
+
+// RootKeys is BasicRoot plus the given pkg/Class.name(sig) keys.
+func RootKeys(keys ...string) Roots {
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	return func(m Method) bool { return BasicRoot(m) || set[m.Key()] }
 }
 
 const accStatic = 0x0008
 
-// asMethod gives a JFR frame the shape harness/classify's root check reads.
-func asMethod(f *frame) *methods.Method {
-	internal := f.Method.Type.Name
-	return &methods.Method{
-		Class:       strings.ReplaceAll(internal, "/", "."),
-		Internal:    internal,
-		Name:        f.Method.Name,
-		Sig:         f.Method.Descriptor,
-		Static:      f.Method.Modifiers&accStatic != 0,
-		ThreadClass: threadClasses[internal],
-	}
+func (f *frame) method() Method {
+	return Method{Class: f.Method.Type.Name, Name: f.Method.Name, Sig: f.Method.Descriptor,
+		Static: f.Method.Modifiers&accStatic != 0}
 }
 
 // classifyStack puts one stack into a class: the truncated flag is JFR's own depth limit,
 // otherwise the bottom frame must be a thread root.
-func classifyStack(st *stackTrace, roots *classify.Roots) string {
+func classifyStack(st *stackTrace, isRoot Roots) string {
+	if isRoot == nil {
+		isRoot = BasicRoot
+	}
 	switch {
 	case st == nil || len(st.Frames) == 0:
 		return ClassNoStack
 	case st.Truncated:
 		return ClassTruncatedDepth
-	case roots.IsRoot(asMethod(&st.Frames[len(st.Frames)-1])):
+	case isRoot(st.Frames[len(st.Frames)-1].method()):
 		return ClassOK
 	}
 	return ClassTruncatedShort

@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"time"
-
-	"github.com/walkfuzz/walkfuzz/harness/classify"
 )
 
 // Summary is a recording's samples, classified, per event type.
@@ -52,7 +50,7 @@ func (s *Summary) count() uint64 {
 	return n
 }
 
-func (s *Summary) add(ev *event, roots *classify.Roots) {
+func (s *Summary) add(ev *event, roots Roots) {
 	v := &ev.Values
 	switch ev.Type {
 	case CPUTimeSamplesLost:

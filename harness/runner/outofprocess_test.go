@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/walkers/jfr"
+)
+
+// The jfr walker judges bottom frames by the run's method table and roots.txt, as the
+// in-process walkers are judged.
+func TestJavaRoots(t *testing.T) {
+	dir := t.TempDir()
+	table := strings.Join([]string{
+		"M\t0x10\tLjava/lang/Thread;\trun\t()V\t22\tt",
+		"M\t0x20\tLwalkfuzz/workloads/WfThread;\trun\t()V\t9\tt",
+		"M\t0x30\tLwalkfuzz/workloads/Plain;\trun\t()V\t9\t",
+		"M\t0x40\tLwalkfuzz/workloads/Main;\t<clinit>\t()V\t9\ts",
+	}, "\n") + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, MethodTable), []byte(table), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, RootsFile), []byte("# declared\nwalkfuzz/workloads/Main.<clinit>()V\n"), 0o644))
+	isRoot, note := javaRoots(dir)
+	assert.Empty(t, note)
+	for _, tc := range []struct {
+		m    jfr.Method
+		want bool
+	}{
+		{jfr.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "()V"}, true},                // flag t
+		{jfr.Method{Class: "walkfuzz/workloads/Plain", Name: "run", Sig: "()V"}, false},                  // a Runnable's run
+		{jfr.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "(I)V"}, false},              // not the override
+		{jfr.Method{Class: "walkfuzz/workloads/Main", Name: "<clinit>", Sig: "()V", Static: true}, true}, // roots.txt
+		{jfr.Method{Class: "walkfuzz/workloads/Main", Name: "main", Sig: "([Ljava/lang/String;)V", Static: true}, true},
+		{jfr.Method{Class: "java/lang/Thread", Name: "exit", Sig: "()V"}, true}, // a VM entry
+		{jfr.Method{Class: "walkfuzz/workloads/Loops", Name: "spin", Sig: "()V"}, false},
+	} {
+		assert.Equal(t, tc.want, isRoot(tc.m), "%s", tc.m.Key())
+	}
+
+	isRoot, note = javaRoots(t.TempDir())
+	assert.Contains(t, note, "no method table")
+	assert.True(t, isRoot(jfr.Method{Class: "java/lang/Thread", Name: "run", Sig: "()V"}))
+	assert.False(t, isRoot(jfr.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "()V"}))
+}
+
+// runOnLoops runs one out-of-process walker alone on the loops workload on each JDK found,
+// and wants at least 90% of every event type's walks complete: the workload's threads
+// are Thread subclasses (WfThread) that only the run's method table names as roots.
+func runOnLoops(t *testing.T, walker string, check func(j jdk.JDK) error) {
+	all := jdk.Discover()
+	for _, major := range []string{"17", "25"} {
+		t.Run("jdk"+major, func(t *testing.T) {
+			j, err := jdk.Pick(all, major)
+			if err != nil {
+				t.Skipf("JDK %s not found: %v", major, err)
+			}
+			if err := check(j); err != nil {
+				t.Skip(err)
+			}
+			e := testEpisode("loops", 5000)
+			e.Walkers = []string{walker}
+			res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+			require.NoError(t, err)
+			require.Equal(t, results.OK, res.Outcome, res.Reason)
+			t.Logf("notes: %v", res.Notes)
+			seen := 0
+			for key, cls := range res.Classes {
+				if key != walker && !strings.HasPrefix(key, walker+":") {
+					continue
+				}
+				seen++
+				var n uint64
+				for _, c := range cls {
+					n += c
+				}
+				t.Logf("%s: %d walks, %v", key, n, cls)
+				if assert.Greater(t, n, uint64(100), key) {
+					assert.GreaterOrEqual(t, float64(cls["ok"])/float64(n), 0.9, "%s: %v", key, cls)
+				}
+			}
+			assert.Positive(t, seen, "no %s classes in %v", walker, res.Classes)
+		})
+	}
+}
+
+func TestJFROnLoopsJVM(t *testing.T) {
+	runOnLoops(t, JFR, func(jdk.JDK) error { return nil })
+}
+
+func TestEBPFOnLoopsJVM(t *testing.T) {
+	runOnLoops(t, EBPF, func(j jdk.JDK) error {
+		if err := ProbeWalker(j, EBPF); err != nil {
+			return fmt.Errorf("ebpf: %w", err)
+		}
+		return nil
+	})
+}
