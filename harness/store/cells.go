@@ -52,7 +52,7 @@ func Cells(runs []Run) []Cell {
 	byKey := map[CellKey]*Cell{}
 	for i := range runs {
 		r := &runs[i]
-		for _, w := range cellWalkers(r) {
+		for _, w := range ColumnWalkers(r) {
 			k := CellKey{Walker: w, Workload: r.Workload, JDK: JDKRelease(r.JDK)}
 			c := byKey[k]
 			if c == nil {
@@ -82,10 +82,10 @@ func Cells(runs []Run) []Cell {
 	return out
 }
 
-// cellWalkers are the columns a run contributes to: its walkers, except that the jfr walker
+// ColumnWalkers are the columns a run contributes to: its walkers, except that the jfr walker
 // reports one column per JDK event type (jfr:ExecutionSample, jfr:CPUTimeSample), which
 // sample in very different ways.
-func cellWalkers(r *Run) []string {
+func ColumnWalkers(r *Run) []string {
 	var out []string
 	for _, w := range r.Walkers {
 		if _, ok := r.Classes[w]; ok || w != "jfr" {
