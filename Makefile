@@ -17,9 +17,15 @@ setup:
 	@scripts/setup.sh
 build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so bin/workloads.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar)
 
-bin/walkfuzz: $(GO_SRC)
+# The build names itself (walkfuzz version, results.json, the store, the corpus): commit and
+# dirty flag from git, "unknown" outside a checkout; .git/index changes on commit and checkout.
+bin/walkfuzz: $(GO_SRC) $(wildcard .git/HEAD .git/index)
 	@mkdir -p bin
-	go build -o $@ ./cmd/walkfuzz
+	pkg=github.com/walkfuzz/walkfuzz/harness/buildinfo; \
+	commit=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); \
+	describe=$$(git describe --always --dirty 2>/dev/null || echo unknown); \
+	version=$$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null); \
+	go build -ldflags "-X $$pkg.version=$$version -X $$pkg.commit=$$commit -X $$pkg.describe=$$describe" -o $@ ./cmd/walkfuzz
 
 bin/libwalkfuzz.so: $(AGENT_SRC) $(AGENT_HDR)
 	@mkdir -p bin

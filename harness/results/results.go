@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/walkfuzz/walkfuzz/harness/buildinfo"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 )
 
@@ -93,8 +94,11 @@ type Results struct {
 	Workload  string       `json:"workload"`
 	DurationS float64      `json:"duration_s"`
 	JDK       JDK          `json:"jdk"`
-	Outcome   string       `json:"outcome"`
-	Reason    string       `json:"reason,omitempty"`
+	// Walkfuzz is the build that ran the episode (buildinfo: commit, "-dirty"), beside the
+	// JDK build: a finding names both, so either can be bisected.
+	Walkfuzz string `json:"walkfuzz,omitempty"`
+	Outcome  string `json:"outcome"`
+	Reason   string `json:"reason,omitempty"`
 	// Overload: the JVM stalled while its threads kept entering the handler and every walk
 	// returned; walkfuzz's signal rate, not a walker, was at fault. A note, never a finding.
 	Overload     string                       `json:"overload,omitempty"`
@@ -124,8 +128,12 @@ type Results struct {
 // Finding reports whether the run is a crash or hang (exit code 1).
 func (r *Results) Finding() bool { return r.Outcome == Crash || r.Outcome == Hang }
 
-// Write stores results.json atomically (temp file, then rename).
+// Write stores results.json atomically (temp file, then rename), naming the running
+// walkfuzz build unless the results already name one.
 func (r *Results) Write(dir string) error {
+	if r.Walkfuzz == "" {
+		r.Walkfuzz = buildinfo.Current().String()
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

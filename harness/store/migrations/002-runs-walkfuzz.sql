@@ -1,0 +1,2 @@
+-- runs.walkfuzz: the walkfuzz build that ran the episode
+ALTER TABLE runs ADD COLUMN walkfuzz TEXT NOT NULL DEFAULT '';
