@@ -7,29 +7,40 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/walkfuzz/walkfuzz/harness/report"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
 // printComparison is the terminal's walker-by-workload table: complete-trace share (walks)
-// per cell, crashes and hangs flagged.
+// per cell, crashes and hangs flagged. A walker gets a column only if it walked somewhere;
+// a cell where it ran without walking says "no data", not 0%. Safepoint-biased walkers are
+// marked: their share is not comparable with the async walkers'.
 func printComparison(out io.Writer, cells []store.Cell) {
 	if len(cells) == 0 {
 		return
 	}
-	walkers, rows := map[string]bool{}, map[string]map[string]store.Cell{}
+	walked, ran, rows := map[string]bool{}, map[string]bool{}, map[string]map[string]store.Cell{}
 	for _, c := range cells {
-		walkers[c.Walker] = true
+		ran[c.Walker] = true
+		if c.Walks > 0 {
+			walked[c.Walker] = true
+		}
 		row := c.Workload + " (jdk" + c.JDK + ")"
 		if rows[row] == nil {
 			rows[row] = map[string]store.Cell{}
 		}
 		rows[row][c.Walker] = c
 	}
-	ws := make([]string, 0, len(walkers))
-	for w := range walkers {
-		ws = append(ws, w)
+	var ws, never []string
+	for w := range ran {
+		if walked[w] {
+			ws = append(ws, w)
+		} else {
+			never = append(never, w)
+		}
 	}
 	sort.Strings(ws)
+	sort.Strings(never)
 	names := make([]string, 0, len(rows))
 	for r := range rows {
 		names = append(names, r)
@@ -37,30 +48,45 @@ func printComparison(out io.Writer, cells []store.Cell) {
 	sort.Strings(names)
 	fmt.Fprintln(out, "complete-trace share (walks) per walker and workload:")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	short := make([]string, len(ws))
+	head, biased, noData := make([]string, len(ws)), false, false
 	for i, w := range ws {
-		short[i] = w
+		head[i] = w
 		if strings.HasPrefix(w, "plugin:") {
-			short[i] = "plugin:" + w[strings.LastIndex(w, "/")+1:]
+			head[i] = "plugin:" + w[strings.LastIndex(w, "/")+1:]
+		}
+		if report.SafepointBiased(w) {
+			head[i] += "†"
+			biased = true
 		}
 	}
-	fmt.Fprintf(tw, "WORKLOAD\t%s\t\n", strings.Join(short, "\t"))
+	fmt.Fprintf(tw, "WORKLOAD\t%s\t\n", strings.Join(head, "\t"))
 	for _, r := range names {
 		fmt.Fprint(tw, r)
 		for _, w := range ws {
 			c, ok := rows[r][w]
+			cell := "-"
 			switch {
 			case !ok:
-				fmt.Fprint(tw, "\t-")
+			case c.Walks == 0:
+				cell, noData = "no data", true
 			default:
-				cell := fmt.Sprintf("%.1f%% (%d)", 100*c.Complete(), c.Walks)
-				if c.Crashes+c.Hangs > 0 {
-					cell += fmt.Sprintf(" !%dc/%dh", c.Crashes, c.Hangs)
-				}
-				fmt.Fprint(tw, "\t"+cell)
+				cell = fmt.Sprintf("%.1f%% (%d)", 100*c.Complete(), c.Walks)
 			}
+			if ok && c.Crashes+c.Hangs > 0 {
+				cell += fmt.Sprintf(" !%dc/%dh", c.Crashes, c.Hangs)
+			}
+			fmt.Fprint(tw, "\t"+cell)
 		}
 		fmt.Fprintln(tw, "\t")
 	}
 	tw.Flush()
+	if noData {
+		fmt.Fprintln(out, "no data: the walker ran there but made no walk; -: not run there")
+	}
+	if biased {
+		fmt.Fprintf(out, "† %s\n", report.BiasedNote)
+	}
+	if len(never) > 0 {
+		fmt.Fprintf(out, "ran without a single walk (no column): %s\n", strings.Join(never, ", "))
+	}
 }

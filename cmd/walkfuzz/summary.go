@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/walkfuzz/walkfuzz/harness/report"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 )
 
@@ -46,9 +47,16 @@ func printSummary(out io.Writer, r *results.Results) {
 		for _, n := range cls {
 			total += n
 		}
+		if total == 0 { // a share of nothing would print as 0.00%
+			fmt.Fprintf(out, "walker %s: no walks (no data)\n", w)
+			continue
+		}
 		fmt.Fprintf(out, "walker %s: %d walks", w, total)
 		if l, ok := r.LatencyNs[w]; ok {
 			fmt.Fprintf(out, ", latency p50 %s p99 %s max %s", ns(l.P50), ns(l.P99), ns(l.Max))
+		}
+		if report.SafepointBiased(w) {
+			fmt.Fprint(out, " (safepoint-biased: traces taken at the next safepoint)")
 		}
 		fmt.Fprintln(out)
 		keys := make([]string, 0, len(cls))
@@ -63,11 +71,7 @@ func printSummary(out io.Writer, r *results.Results) {
 		})
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 		for _, k := range keys {
-			pct := 0.0
-			if total > 0 {
-				pct = 100 * float64(cls[k]) / float64(total)
-			}
-			fmt.Fprintf(tw, "  \t%s\t%d\t%.2f%%\t\n", k, cls[k], pct)
+			fmt.Fprintf(tw, "  \t%s\t%d\t%.2f%%\t\n", k, cls[k], 100*float64(cls[k])/float64(total))
 		}
 		tw.Flush()
 	}

@@ -9,18 +9,6 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
-// walkerOrder puts the walkers of DESIGN.md first, in its order; others follow by name.
-var walkerOrder = []string{"asgct", "vmstructs", "jvmti", "jfr", "ebpf"}
-
-func walkerRank(w string) string {
-	for i, k := range walkerOrder {
-		if w == k {
-			return fmt.Sprintf("%02d", i)
-		}
-	}
-	return "99" + w
-}
-
 type acc struct {
 	WalkerStats
 	classes          map[string]uint64
@@ -47,7 +35,7 @@ func groups(runs []store.Run) []Group {
 				walkers: map[string]*acc{}, diff: map[string]*DiffRow{}, diffCls: map[string]map[string]uint64{}}
 			byKey[key] = ga
 		}
-		for _, w := range r.Walkers {
+		for _, w := range store.ColumnWalkers(r) {
 			a := ga.walkers[w]
 			if a == nil {
 				a = &acc{WalkerStats: WalkerStats{Walker: w}, classes: map[string]uint64{}}
@@ -149,10 +137,12 @@ func (a *acc) finish() WalkerStats {
 	s.Complete, s.Errors, s.Invalid = share(a.classes["ok"]), share(errs), share(invalid)
 	s.TruncDepth, s.TruncShort, s.Mismatch = share(a.classes["truncated:depth"]), share(a.classes["truncated:short"]), share(mismatch)
 	s.P50, s.P99 = median(a.p50s), median(a.p99s)
+	s.SafepointBiased = SafepointBiased(s.Walker)
+	s.AgentSignals = a.requested > 0
 	if a.requested > 0 {
 		s.Fidelity = float64(a.deliv) / float64(a.requested)
 	}
-	if a.seconds > 0 {
+	if a.requested > 0 && a.seconds > 0 {
 		s.SignalRate = float64(a.deliv) / a.seconds
 	}
 	return s
@@ -177,11 +167,16 @@ func (ga *groupAcc) finish() Group {
 		names = append(names, w)
 	}
 	sort.Slice(names, func(i, j int) bool { return walkerRank(names[i]) < walkerRank(names[j]) })
-	accs := make([]*acc, len(names))
-	for i, w := range names {
-		accs[i] = ga.walkers[w]
-		s := accs[i].finish()
+	var accs []*acc
+	for _, w := range names {
+		a := ga.walkers[w]
+		if a.Walks == 0 { // no column without walks: a 0.0% would read as a measurement
+			g.NoWalks = append(g.NoWalks, noWalks(a))
+			continue
+		}
+		s := a.finish()
 		s.Color = walkerColor(w)
+		accs = append(accs, a)
 		g.Walkers = append(g.Walkers, s)
 	}
 	g.Errors = errorRows(accs)
@@ -201,6 +196,18 @@ func (ga *groupAcc) finish() Group {
 	g.ErrorChart = errorChart(g.Walkers, g.Errors)
 	g.Latency = latencyChart(g.Walkers)
 	return g
+}
+
+func noWalks(a *acc) NoWalks {
+	n := NoWalks{Walker: a.Walker, Runs: a.Runs, Crashes: a.Crashes, Hangs: a.Hangs}
+	n.Note = fmt.Sprintf("%d run", a.Runs)
+	if a.Runs != 1 {
+		n.Note += "s"
+	}
+	if a.Crashes+a.Hangs > 0 {
+		n.Note += fmt.Sprintf(", %d crashed, %d hung", a.Crashes, a.Hangs)
+	}
+	return n
 }
 
 func errorRows(accs []*acc) []ErrorRow {

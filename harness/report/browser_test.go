@@ -99,3 +99,17 @@ func TestDashboardInChromium(t *testing.T) {
 	assert.Empty(t, console, "the bucket page logged to the console")
 	assert.Contains(t, detail, "&lt;img src=x onerror=alert(1)&gt;", "the log is shown as text")
 }
+
+// The dashboard of jfr event types, a walker without walks and a safepoint-biased walker
+// renders cleanly, and the glance table's sorting script handles "no data" cells.
+func TestTruthDashboardInChromium(t *testing.T) {
+	m, err := Build(truthStore(t), nil)
+	require.NoError(t, err)
+	index, err := Write(filepath.Join(t.TempDir(), "out"), m)
+	require.NoError(t, err)
+	dom, console := chromium(t, index, "--dump-dom", "--virtual-time-budget=3000")
+	assert.Empty(t, console, "the dashboard logged to the console")
+	assert.Regexp(t, `<body data-ready="\d+"`, dom, "the dashboard's script did not run")
+	assert.Contains(t, dom, `title="ran here, 0 walks">no data</td>`)
+	assert.Contains(t, dom, `jvmti-emulated<sup>†</sup>`)
+}

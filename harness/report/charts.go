@@ -250,7 +250,8 @@ func niceCeil(v float64) (float64, int) {
 	return 10 * p, 5
 }
 
-var walkerColors = map[string]string{"asgct": "#1f77b4", "vmstructs": "#ff7f0e", "jvmti": "#2ca02c", "jfr": "#d62728", "ebpf": "#9467bd"}
+var walkerColors = map[string]string{"asgct": "#1f77b4", "vmstructs": "#ff7f0e", "jvmti": "#2ca02c", "jvmti-emulated": "#98df8a",
+	"jfr": "#d62728", "jfr:ExecutionSample": "#d62728", "jfr:CPUTimeSample": "#ff9896", "ebpf": "#9467bd"}
 var extraColors = []string{"#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"}
 
 func walkerColor(w string) string {

@@ -30,10 +30,27 @@ type Model struct {
 	Nights     []store.Night // newest first
 }
 
-// Glance is the complete-trace share of every walker in every group, one table.
+// Glance is the complete-trace share of every walker in every group, one table: a
+// column per walker that walked somewhere.
 type Glance struct {
-	Walkers []string
+	Walkers []GlanceWalker
 	Rows    []GlanceRow
+}
+
+// Biased reports whether a column is a safepoint-biased walker (the table explains the mark).
+func (g Glance) Biased() bool {
+	for _, w := range g.Walkers {
+		if w.SafepointBiased {
+			return true
+		}
+	}
+	return false
+}
+
+// GlanceWalker is a column of the glance table.
+type GlanceWalker struct {
+	Name            string
+	SafepointBiased bool
 }
 
 // GlanceRow is one group's shares, parallel to Glance.Walkers.
@@ -42,40 +59,54 @@ type GlanceRow struct {
 	Cells         []GlanceCell
 }
 
-// GlanceCell is one walker in one group; Best marks the row's highest share.
+// GlanceCell is one walker in one group. Ran without Walks is "no data", not 0%. Best
+// marks the row's highest share among async walkers, when at least two walked there.
 type GlanceCell struct {
-	Has         bool
-	Share       float64
-	Walks       uint64
-	Best, Crash bool
+	Ran             bool
+	Share           float64
+	Walks           uint64
+	Best, Crash     bool
+	SafepointBiased bool
 }
 
 func glance(gs []Group) Glance {
 	var g Glance
-	seen := map[string]bool{}
+	col := map[string]int{}
+	var names []string
 	for _, grp := range gs {
 		for _, w := range grp.Walkers {
-			if !seen[w.Walker] {
-				seen[w.Walker] = true
-				g.Walkers = append(g.Walkers, w.Walker)
+			if _, ok := col[w.Walker]; !ok {
+				col[w.Walker] = 0
+				names = append(names, w.Walker)
 			}
 		}
 	}
-	sort.Slice(g.Walkers, func(i, j int) bool { return walkerRank(g.Walkers[i]) < walkerRank(g.Walkers[j]) })
+	sort.Slice(names, func(i, j int) bool { return walkerRank(names[i]) < walkerRank(names[j]) })
+	for i, n := range names {
+		col[n] = i
+		g.Walkers = append(g.Walkers, GlanceWalker{Name: n, SafepointBiased: SafepointBiased(n)})
+	}
 	for _, grp := range gs {
-		row := GlanceRow{Label: grp.Workload + " · JDK " + grp.JDK, Anchor: grp.Anchor, Cells: make([]GlanceCell, len(g.Walkers))}
-		best := -1
-		for _, w := range grp.Walkers {
-			for i, name := range g.Walkers {
-				if name == w.Walker {
-					row.Cells[i] = GlanceCell{Has: true, Share: w.Complete, Walks: w.Walks, Crash: w.Crashes+w.Hangs > 0}
-					if best < 0 || w.Complete > row.Cells[best].Share {
-						best = i
-					}
-				}
+		row := GlanceRow{Label: grp.Workload + " · JDK " + grp.JDK, Anchor: grp.Anchor, Cells: make([]GlanceCell, len(names))}
+		for _, w := range grp.NoWalks {
+			if i, ok := col[w.Walker]; ok {
+				row.Cells[i] = GlanceCell{Ran: true, Crash: w.Crashes+w.Hangs > 0, SafepointBiased: SafepointBiased(w.Walker)}
 			}
 		}
-		if best >= 0 && len(grp.Walkers) > 1 {
+		best, ranked := -1, 0
+		for _, w := range grp.Walkers {
+			i := col[w.Walker]
+			row.Cells[i] = GlanceCell{Ran: true, Share: w.Complete, Walks: w.Walks, Crash: w.Crashes+w.Hangs > 0,
+				SafepointBiased: w.SafepointBiased}
+			if w.SafepointBiased {
+				continue
+			}
+			ranked++
+			if best < 0 || w.Complete > row.Cells[best].Share {
+				best = i
+			}
+		}
+		if ranked > 1 {
 			row.Cells[best].Best = true
 		}
 		g.Rows = append(g.Rows, row)
@@ -93,7 +124,8 @@ type Count struct {
 type Group struct {
 	Workload, JDK string
 	Anchor        string
-	Walkers       []WalkerStats
+	Walkers       []WalkerStats // those that walked here
+	NoWalks       []NoWalks     // ran here without a single walk
 	Classes       *StackChart
 	Errors        []ErrorRow
 	ErrorChart    *BarChart
@@ -101,9 +133,20 @@ type Group struct {
 	Differential  []DiffRow
 }
 
+// NoWalks is a walker that ran in a group and walked nothing there (ebpf where the
+// kernel refused, a JVM that crashed first): named, not shown as 0%.
+type NoWalks struct {
+	Walker         string
+	Runs           int
+	Crashes, Hangs int
+	Note           string
+}
+
 // WalkerStats is one walker's column in a group.
 type WalkerStats struct {
 	Walker                       string
+	SafepointBiased              bool
+	AgentSignals                 bool // the agent signalled: Fidelity and SignalRate are measured
 	Color                        string
 	Runs                         int
 	Walks                        uint64

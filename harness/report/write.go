@@ -24,9 +24,10 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04")
 	},
-	"unix":  func(t time.Time) int64 { return t.Unix() },
-	"join":  func(xs []string) string { return strings.Join(xs, ", ") },
-	"upper": strings.ToUpper,
+	"unix":       func(t time.Time) int64 { return t.Unix() },
+	"join":       func(xs []string) string { return strings.Join(xs, ", ") },
+	"upper":      strings.ToUpper,
+	"biasedNote": func() string { return BiasedNote },
 }
 
 func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+func cell(walker, workload string, ok, walks uint64) store.Cell {
+	return store.Cell{CellKey: store.CellKey{Walker: walker, Workload: workload, JDK: "25"}, Runs: 1, Walks: walks,
+		Classes: map[string]uint64{"ok": ok, "truncated:short": walks - ok}}
+}
+
+// The table `make demo` prints: jfr per event type, "no data" where a walker made no walk,
+// no column for a walker that never walked, and the safepoint-biased walker marked.
+func TestComparisonTruth(t *testing.T) {
+	var b bytes.Buffer
+	printComparison(&b, []store.Cell{
+		cell("asgct", "loops", 900, 1000), cell("jvmti-emulated", "loops", 1000, 1000),
+		cell("jfr:ExecutionSample", "loops", 980, 1000), cell("jfr:CPUTimeSample", "loops", 940, 1000),
+		cell("ebpf", "loops", 950, 1000), cell("ebpf", "deopt", 0, 0), cell("asgct", "deopt", 800, 1000),
+		cell("vmstructs", "deopt", 0, 0),
+	})
+	out := b.String()
+	t.Log("\n" + out)
+	lines := strings.Split(out, "\n")
+	head := strings.Fields(lines[1])
+	assert.Equal(t, []string{"WORKLOAD", "asgct", "ebpf", "jfr:CPUTimeSample", "jfr:ExecutionSample", "jvmti-emulated†"}, head)
+	assert.Regexp(t, `^deopt \(jdk25\)\s+80\.0% \(1000\)\s+no data\s+-\s+-\s+-\s*$`, lines[2])
+	assert.Regexp(t, `^loops \(jdk25\)\s+90\.0% \(1000\)\s+95\.0% \(1000\)\s+94\.0% \(1000\)\s+98\.0% \(1000\)\s+100\.0% \(1000\)\s*$`, lines[3])
+	assert.NotRegexp(t, regexp.MustCompile(`\s0\.0%`), out)
+	assert.Contains(t, out, "† safepoint-biased")
+	assert.Contains(t, out, "ran without a single walk (no column): vmstructs")
+}
+
+func TestSummaryNoWalksIsNoData(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &results.Results{Outcome: results.OK, Walkers: []string{"ebpf", "jvmti-emulated"},
+		Classes: map[string]map[string]uint64{"ebpf": {"ok": 0}, "jvmti-emulated": {"ok": 10}}})
+	out := b.String()
+	assert.Contains(t, out, "walker ebpf: no walks (no data)\n")
+	assert.NotRegexp(t, `\s0\.00%`, out)
+	assert.Contains(t, out, "walker jvmti-emulated: 10 walks (safepoint-biased")
+}
