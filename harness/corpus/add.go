@@ -10,11 +10,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/walkfuzz/walkfuzz/harness/buildinfo"
+	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 )
 
 // Add files a crash or hang run under its bucket; key names the run (campaign/index) so
-// adding it again is a no-op. It reports whether the bucket is new to this corpus.
+// adding it again is a no-op. It reports whether the bucket is new to this corpus. A finding
+// that is the same bug as a bucket already here (crash.SameBug: the same bug on another JDK,
+// or inlined differently) joins that bucket, and its Bucket is set to it, so what is
+// recorded next (the store's row) names the bucket it was filed under.
 func (d *Dir) Add(key string, r *results.Results) (newBucket bool, err error) {
 	f, kind := r.Crash, results.Crash
 	if f == nil {
@@ -28,6 +33,14 @@ func (d *Dir) Add(key string, r *results.Results) (newBucket bool, err error) {
 		return false, err
 	}
 	defer unlock()
+	names := crash.Names{Title: oneLine(f.Title), Alt: f.AltTitles}
+	joined, err := d.join(f.Bucket, names)
+	if err != nil {
+		return false, fmt.Errorf("corpus: %v", err)
+	}
+	if joined != "" {
+		f.Bucket = joined
+	}
 	dir := d.bucketDir(f.Bucket)
 	if _, err := os.Stat(filepath.Join(dir, "title")); errors.Is(err, os.ErrNotExist) {
 		newBucket = true
@@ -45,8 +58,15 @@ func (d *Dir) Add(key string, r *results.Results) (newBucket bool, err error) {
 			return false, err
 		}
 	}
+	if err := addTitles(dir, names); err != nil {
+		return newBucket, err
+	}
 	seed := r.Seed.String()
-	line := []string{key, strconv.FormatInt(time.Now().UnixMilli(), 10), seed, r.JDK.Version, strings.Join(r.Walkers, ","), r.Workload}
+	build := r.Walkfuzz
+	if build == "" {
+		build = buildinfo.Current().String()
+	}
+	line := []string{key, strconv.FormatInt(time.Now().UnixMilli(), 10), seed, r.JDK.Version, strings.Join(r.Walkers, ","), r.Workload, build}
 	added, err := appendKeyed(filepath.Join(dir, "occurrences.tsv"), line)
 	if err != nil || !added {
 		return newBucket, err
@@ -123,7 +143,8 @@ func (d *Dir) saveEpisode(dir, seed string, ep []byte, log string) error {
 	return writeAtomic(filepath.Join(dir, "logs", seed+".log"), b)
 }
 
-// RecordReplay files the outcome of re-running a bucket's episode; key names the replay run.
+// RecordReplay files the outcome of re-running a bucket's episode with this walkfuzz build;
+// key names the replay run.
 func (d *Dir) RecordReplay(bucket, key string, reproduced bool, jdkVersion string, at time.Time) error {
 	unlock, err := d.lock()
 	if err != nil {
@@ -138,7 +159,7 @@ func (d *Dir) RecordReplay(bucket, key string, reproduced bool, jdkVersion strin
 	if reproduced {
 		rep = "1"
 	}
-	if _, err := appendKeyed(filepath.Join(dir, "replays.tsv"), []string{key, strconv.FormatInt(at.UnixMilli(), 10), rep, jdkVersion}); err != nil {
+	if _, err := appendKeyed(filepath.Join(dir, "replays.tsv"), []string{key, strconv.FormatInt(at.UnixMilli(), 10), rep, jdkVersion, buildinfo.Current().String()}); err != nil {
 		return err
 	}
 	return d.summarise(dir)

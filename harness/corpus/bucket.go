@@ -10,25 +10,30 @@ import (
 	"strings"
 	"time"
 
+	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 )
 
 // Bucket is what the corpus knows of one finding.
 type Bucket struct {
-	ID         string    `json:"bucket"` // the folder name: the bucket itself, or FolderName of an unsafe one
-	Title      string    `json:"title"`
-	Kind       string    `json:"kind"`
-	Status     string    `json:"status"`
-	Count      int       `json:"count"`
-	FirstSeen  time.Time `json:"first_seen"`
-	LastSeen   time.Time `json:"last_seen"`
-	JDKs       []string  `json:"jdks"`
-	Walkers    []string  `json:"walkers"`
-	Workloads  []string  `json:"workloads"`
-	Seeds      []string  `json:"seeds"` // those with a saved episode
-	Replays    int       `json:"replays"`
-	Reproduced int       `json:"reproduced"`
-	LastReplay time.Time `json:"last_replay,omitzero"`
+	ID    string `json:"bucket"` // the folder name: the bucket itself, or FolderName of an unsafe one
+	Title string `json:"title"`
+	// Titles are the names filed under the bucket (crash.SameBug joined them): one per
+	// distinct title, the bucket's own first.
+	Titles     []crash.Names `json:"titles,omitempty"`
+	Kind       string        `json:"kind"`
+	Status     string        `json:"status"`
+	Count      int           `json:"count"`
+	FirstSeen  time.Time     `json:"first_seen"`
+	LastSeen   time.Time     `json:"last_seen"`
+	JDKs       []string      `json:"jdks"`
+	Builds     []string      `json:"walkfuzz_builds,omitempty"` // the walkfuzz builds that found it
+	Walkers    []string      `json:"walkers"`
+	Workloads  []string      `json:"workloads"`
+	Seeds      []string      `json:"seeds"` // those with a saved episode
+	Replays    int           `json:"replays"`
+	Reproduced int           `json:"reproduced"`
+	LastReplay time.Time     `json:"last_replay,omitzero"`
 }
 
 // ReproRate is the share of replays that hit the bucket again, or -1 before any replay.
@@ -128,7 +133,10 @@ func load(dir string) (Bucket, error) {
 	if err != nil {
 		return b, err
 	}
-	jdks, walkers, workloads := StringSet{}, StringSet{}, StringSet{}
+	if b.Titles, err = titles(dir); err != nil {
+		return b, err
+	}
+	jdks, walkers, workloads, builds := StringSet{}, StringSet{}, StringSet{}, StringSet{}
 	for _, o := range occ {
 		b.Count++
 		if len(o) < 6 {
@@ -146,8 +154,11 @@ func load(dir string) (Bucket, error) {
 			walkers.Add(w)
 		}
 		workloads.Add(o[5])
+		if len(o) > 6 { // occurrences from before builds were recorded have six fields
+			builds.Add(o[6])
+		}
 	}
-	b.JDKs, b.Walkers, b.Workloads = jdks.Sorted(), walkers.Sorted(), workloads.Sorted()
+	b.JDKs, b.Walkers, b.Workloads, b.Builds = jdks.Sorted(), walkers.Sorted(), workloads.Sorted(), builds.Sorted()
 	reps, err := readKeyed(filepath.Join(dir, "replays.tsv"))
 	if err != nil {
 		return b, err

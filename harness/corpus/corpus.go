@@ -2,15 +2,17 @@
 // occurrence, a few episodes to replay with their logs, and the outcome of every replay.
 //
 //	corpus/<bucket>/title            the finding's title (one line)
+//	corpus/<bucket>/titles.tsv       every title filed here, each with its alternative titles
 //	corpus/<bucket>/kind             crash | hang
 //	corpus/<bucket>/status           optional, edited by people: open | known | fixed
-//	corpus/<bucket>/occurrences.tsv  key, time, seed, JDK, walkers, workload: one line per hit
-//	corpus/<bucket>/replays.tsv      key, time, reproduced, JDK: one line per replay
+//	corpus/<bucket>/occurrences.tsv  key, time, seed, JDK, walkers, workload, walkfuzz build: one line per hit
+//	corpus/<bucket>/replays.tsv      key, time, reproduced, JDK, walkfuzz build: one line per replay
 //	corpus/<bucket>/episodes/<seed>.json, logs/<seed>.log
 //	corpus/<bucket>/bucket.json      a summary of the above, rewritten on every change
 //
 // The TSV files are the truth and are keyed (campaign/index, night/index), so adding the
-// same run twice or merging the same corpus twice changes nothing.
+// same run twice or merging the same corpus twice changes nothing. A finding joins the bucket
+// of the same bug filed under another title (crash.SameBug), as syzkaller joins alt titles.
 package corpus
 
 import (

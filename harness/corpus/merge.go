@@ -11,8 +11,9 @@ type MergeStats struct {
 	Buckets, NewBuckets, Occurrences, Replays int
 }
 
-// Merge unions another corpus into this one: bucket by bucket, occurrences and replays by
-// key, episodes and logs up to MaxEpisodes. A status set here wins over the source's.
+// Merge unions another corpus into this one: bucket by bucket (a source bucket joins the
+// bucket here that is the same bug, as Add does), titles, occurrences and replays by key,
+// episodes and logs up to MaxEpisodes. A status set here wins over the source's.
 func (d *Dir) Merge(src string) (MergeStats, error) {
 	var st MergeStats
 	from, err := os.Stat(src)
@@ -32,6 +33,16 @@ func (d *Dir) Merge(src string) (MergeStats, error) {
 	for _, b := range buckets {
 		st.Buckets++
 		sdir, ddir := filepath.Join(src, b.Folder()), d.bucketDir(b.ID)
+		for _, n := range b.Titles {
+			joined, err := d.join(b.ID, n)
+			if err != nil {
+				return st, fmt.Errorf("merge: %v", err)
+			}
+			if joined != "" {
+				ddir = d.bucketDir(joined)
+				break
+			}
+		}
 		if _, err := os.Stat(filepath.Join(ddir, "title")); err != nil {
 			st.NewBuckets++
 			if err := os.MkdirAll(ddir, 0o755); err != nil {
@@ -48,7 +59,7 @@ func (d *Dir) Merge(src string) (MergeStats, error) {
 		for _, f := range []struct {
 			name string
 			n    *int
-		}{{"occurrences.tsv", &st.Occurrences}, {"replays.tsv", &st.Replays}} {
+		}{{TitlesFile, new(int)}, {"occurrences.tsv", &st.Occurrences}, {"replays.tsv", &st.Replays}} {
 			lines, err := readKeyed(filepath.Join(sdir, f.name))
 			if err != nil {
 				return st, err

@@ -128,6 +128,8 @@ if wanted 030; then
 	"$J17/bin/java" -cp "$work" Crash no-such-mode >"$work/exception.txt" 2>&1 || true
 	keep 030 "$work/exception.txt" "gen.sh: a Java exception on stderr, not an hs_err log"
 fi
+derive 031 007 "gen.sh: 007 without its top native frame (as if os::fetch_frame_from_context were inlined into AsyncGetCallTrace)" \
+	sed '/^Native frames/{n;d}'
 
 for v in 17 25; do
 	mkdir -p "$work/abort-$v"
