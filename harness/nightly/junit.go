@@ -44,8 +44,11 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// JUnit writes the night as JUnit XML: one test case per walker x workload x JDK (its crashes,
-// hangs and share regression as the failure) and one per corpus replay.
+// JUnit writes the night as JUnit XML: one test case per walker x workload x JDK and one per
+// corpus replay. A case fails exactly when the verdict names it: a cell for a new crash or hang
+// bucket or a share regression, a replay that failed. Findings in buckets that earlier runs
+// already had (the verdict's history) are listed in the case's output, not failed: the corpus
+// replay judges those.
 func (v *Verdict) JUnit(w io.Writer) error {
 	stamp := v.Night.Started.Format("2006-01-02T15:04:05")
 	cells := junitSuite{Name: "walkfuzz.nightly.cells", Timestamp: stamp}
@@ -53,21 +56,41 @@ func (v *Verdict) JUnit(w io.Writer) error {
 	for _, g := range v.Regressions {
 		regressed[g.CellKey] = g
 	}
+	fresh := map[string]bool{}
+	for _, nb := range v.NewBuckets {
+		fresh[nb.Bucket] = true
+	}
 	for _, c := range v.Night.Cells {
-		tc := junitCase{Name: c.String(), Classname: "walkfuzz.nightly." + c.Walker,
-			SystemOut: fmt.Sprintf("%d runs, %d walks, complete-trace share %.2f%%", c.Runs, c.Walks, 100*c.Complete())}
-		var problems []string
+		var problems, known []string
+		crashes, hangs, wall := 0, 0, 0.0
 		for _, r := range v.runs {
-			if r.Finding() && r.Workload == c.Workload && store.JDKRelease(r.JDK) == c.JDK && contains(r.Walkers, c.Walker) {
-				problems = append(problems, fmt.Sprintf("%s (bucket %s): seed %s, run %s/%d", r.FindingTitle, r.Bucket, r.Seed, r.Campaign, r.Index))
+			if r.Workload != c.Workload || store.JDKRelease(r.JDK) != c.JDK || !contains(r.Walkers, c.Walker) {
+				continue
 			}
-			if r.Workload == c.Workload && store.JDKRelease(r.JDK) == c.JDK && contains(r.Walkers, c.Walker) {
-				tc.Time += float64(r.WallMs) / 1000
+			wall += float64(r.WallMs) / 1000
+			if !r.Finding() {
+				continue
+			}
+			line := fmt.Sprintf("%s (bucket %s): seed %s, run %s/%d", r.FindingTitle, r.Bucket, r.Seed, r.Campaign, r.Index)
+			if !fresh[r.Bucket] {
+				known = append(known, "known "+r.FindingKind+" "+line)
+				continue
+			}
+			problems = append(problems, line)
+			if r.FindingKind == "hang" {
+				hangs++
+			} else {
+				crashes++
 			}
 		}
+		out := fmt.Sprintf("%d runs, %d walks, complete-trace share %.2f%%", c.Runs, c.Walks, 100*c.Complete())
+		if len(known) > 0 {
+			out += "\n" + strings.Join(known, "\n")
+		}
+		tc := junitCase{Name: c.String(), Classname: "walkfuzz.nightly." + c.Walker, SystemOut: out, Time: wall}
 		msg := ""
 		if len(problems) > 0 {
-			msg = fmt.Sprintf("%d crash(es), %d hang(s)", c.Crashes, c.Hangs)
+			msg = fmt.Sprintf("new buckets: %d crash(es), %d hang(s)", crashes, hangs)
 		}
 		if g, ok := regressed[c.CellKey]; ok {
 			problems = append(problems, fmt.Sprintf("complete-trace share fell from %.1f%% to %.1f%%", 100*g.Before, 100*g.After))

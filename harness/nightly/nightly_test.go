@@ -70,7 +70,18 @@ func (n *night) run(x campaign.Executor) (*Verdict, string) {
 	require.NoError(n.t, err)
 	var out bytes.Buffer
 	v.Write(&out)
+	suites := parseJUnit(n.t, v)
+	assert.Equal(n.t, !v.Pass(), suites.Failures > 0, "the JUnit report agrees with the verdict:\n%s", out.String())
 	return v, out.String()
+}
+
+func parseJUnit(t *testing.T, v *Verdict) junitSuites {
+	t.Helper()
+	var junit bytes.Buffer
+	require.NoError(t, v.JUnit(&junit))
+	var parsed junitSuites
+	require.NoError(t, xml.Unmarshal(junit.Bytes(), &parsed))
+	return parsed
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
@@ -135,6 +146,12 @@ func TestNightlyVerdicts(t *testing.T) {
 	v, out = n.run(crashy)
 	assert.True(t, v.Pass(), out)
 	assert.Contains(t, out, "reproduced (known)")
+	// Fuzzing hit the known bucket again: the cell lists it but does not fail.
+	suites := parseJUnit(t, v)
+	assert.Zero(t, suites.Failures)
+	require.Equal(t, "asgct/recursion/jdk17", suites.Suites[0].Cases[1].Name)
+	assert.Nil(t, suites.Suites[0].Cases[1].Failure)
+	assert.Contains(t, suites.Suites[0].Cases[1].SystemOut, "known crash SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace (bucket segv-sender)")
 
 	// Fixed: the replay no longer crashes.
 	v, out = n.run(good)
