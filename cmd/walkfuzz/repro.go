@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/corpus"
+	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/repro"
@@ -17,11 +20,15 @@ import (
 )
 
 // target resolves what repro and minimize were given: a run directory, a corpus bucket
-// (directory or name under --corpus), or a seed.
-func target(arg, corpusDir string) (episode.Episode, string, error) {
+// (directory or name under --corpus), or a seed; with the names its finding goes by.
+func target(arg, corpusDir string) (episode.Episode, []crash.Names, error) {
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		if r, err := results.Read(arg); err == nil {
-			return r.Episode, repro.Title(r), nil
+			var want []crash.Names
+			if n := repro.Names(r); n.Title != "" {
+				want = append(want, n)
+			}
+			return r.Episode, want, nil
 		}
 		return bucketEpisode(arg)
 	}
@@ -30,20 +37,20 @@ func target(arg, corpusDir string) (episode.Episode, string, error) {
 	}
 	s, err := episode.ParseSeed(arg)
 	if err != nil {
-		return episode.Episode{}, "", usageErr("%q is neither a run directory, a corpus bucket in %s, nor a seed", arg, corpusDir)
+		return episode.Episode{}, nil, usageErr("%q is neither a run directory, a corpus bucket in %s, nor a seed", arg, corpusDir)
 	}
-	return episode.Derive(s, episode.Pins{}), "", nil
+	return episode.Derive(s, episode.Pins{}), nil, nil
 }
 
-// bucketEpisode reads a corpus bucket: its title file and the newest episode JSON in it.
-func bucketEpisode(dir string) (episode.Episode, string, error) {
-	title, _ := os.ReadFile(filepath.Join(dir, "title"))
+// bucketEpisode reads a corpus bucket: the titles filed under it and its newest episode JSON.
+func bucketEpisode(dir string) (episode.Episode, []crash.Names, error) {
+	want, _ := corpus.Titles(dir)
 	matches, _ := filepath.Glob(filepath.Join(dir, "*", "episode.json"))
 	more, _ := filepath.Glob(filepath.Join(dir, "episode*.json"))
 	saved, _ := filepath.Glob(filepath.Join(dir, "episodes", "*.json")) // corpus layout
 	matches = append(append(matches, more...), saved...)
 	if len(matches) == 0 {
-		return episode.Episode{}, "", usageErr("%s holds no results.json and no episode JSON: give a run directory, a bucket or a seed", dir)
+		return episode.Episode{}, nil, usageErr("%s holds no results.json and no episode JSON: give a run directory, a bucket or a seed", dir)
 	}
 	newest, newestT := "", time.Time{}
 	for _, m := range matches {
@@ -53,13 +60,13 @@ func bucketEpisode(dir string) (episode.Episode, string, error) {
 	}
 	b, err := os.ReadFile(newest)
 	if err != nil {
-		return episode.Episode{}, "", usageErr("cannot read %s: %v", newest, err)
+		return episode.Episode{}, nil, usageErr("cannot read %s: %v", newest, err)
 	}
 	var e episode.Episode
 	if err := json.Unmarshal(b, &e); err != nil {
-		return e, "", usageErr("%s is not an episode: %v", newest, err)
+		return e, nil, usageErr("%s is not an episode: %v", newest, err)
 	}
-	return e, strings.TrimSpace(string(title)), nil
+	return e, want, nil
 }
 
 type reproFlags struct {
@@ -70,74 +77,163 @@ type reproFlags struct {
 	hang   time.Duration
 }
 
-func (f *reproFlags) register(c *cobra.Command, runs int) {
+func (f *reproFlags) register(c *cobra.Command, runs int, jdkHelp string) {
 	c.Flags().IntVar(&f.runs, "runs", runs, "fresh JVMs per attempt")
-	c.Flags().StringVar(&f.jdk, "jdk", "", "JDK: a major version or a JAVA_HOME (default: the episode's, else the newest LTS)")
+	c.Flags().StringVar(&f.jdk, "jdk", "", jdkHelp)
 	c.Flags().StringVar(&f.out, "out", "", "directory for the re-runs (default results/<command>/<time>)")
 	c.Flags().StringVar(&f.corpus, "corpus", "corpus", "corpus directory for bucket names")
 	c.Flags().DurationVar(&f.hang, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 }
 
-func (f *reproFlags) setup(cmd string, e episode.Episode) (runner.Executor, string, error) {
-	spec := f.jdk
-	if spec == "" {
-		spec = e.JDK
+// jdks resolves --jdk (comma-separated specs; none: the episode's JDK, else the newest LTS)
+// before anything runs, so a bad spec costs no JVM.
+func (f *reproFlags) jdks(e episode.Episode) ([]jdk.JDK, error) {
+	specs := strings.Split(f.jdk, ",")
+	if f.jdk == "" {
+		specs = []string{e.JDK}
 	}
-	j, err := jdk.Pick(jdk.Discover(), spec)
-	if err != nil {
-		return runner.Executor{}, "", usageErr("%v", err)
+	all := jdk.Discover()
+	var out []jdk.JDK
+	for _, spec := range specs {
+		spec = strings.TrimSpace(spec)
+		if spec == "" && f.jdk != "" {
+			return nil, usageErr("--jdk %q has an empty entry: pass A or A,B (a major like 17, a full version like 17.0.21, or a JAVA_HOME)", f.jdk)
+		}
+		j, err := jdk.Pick(all, spec)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+func (f *reproFlags) dir(cmd string) (string, error) {
+	if f.runs < 1 {
+		return "", usageErr("--runs %d: pass --runs 1 or more", f.runs)
 	}
 	dir := f.out
 	if dir == "" {
 		dir = filepath.Join("results", cmd, time.Now().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return runner.Executor{}, "", usageErr("cannot create %s: %v: choose another with --out", dir, err)
+		return "", usageErr("cannot create %s: %v: choose another with --out", dir, err)
 	}
-	return runner.Executor{JDK: j, Options: runner.Options{HangTimeout: f.hang}}, dir, nil
+	return dir, nil
+}
+
+func (f *reproFlags) executor(j jdk.JDK) runner.Executor {
+	return runner.Executor{JDK: j, Options: runner.Options{HangTimeout: f.hang}}
+}
+
+// jdkRepro is one JDK's line of the repro table.
+type jdkRepro struct {
+	JDK    string `json:"jdk"`
+	Path   string `json:"path"`
+	Dir    string `json:"dir"`
+	Report repro.Report
 }
 
 func reproCmd() *cobra.Command {
 	var f reproFlags
+	var rate float64
 	c := &cobra.Command{
 		Use:   "repro <seed | run-dir | bucket>",
-		Short: "Re-run an episode N times in fresh JVMs and report how often the same finding comes back",
-		Args:  cobra.ExactArgs(1),
+		Short: "Re-run an episode N times in fresh JVMs; exit 1 if the same finding comes back, 0 if not (for git bisect run)",
+		Long: `Re-run an episode N times in fresh JVMs and report how often the same finding comes back.
+
+A re-run counts when its crash or hang is the same bug: the same title, or one among the
+other's alternative titles. Exit codes: 1 the finding reproduced (at least once, or in at
+least --rate of the runs; with several JDKs, on any of them), 0 it did not, 2 bad usage or
+no run got to sample (JVM or harness errors only). git bisect run treats 2 as "bad": drive it
+through scripts/bisect-walkfuzz.sh, which turns 2 into "skip" (see docs/bisect.md).
+
+--jdk A,B runs the episode on each JDK (a major like 17, a full version like 17.0.21, or a
+JAVA_HOME path) and prints the rate per JDK in one table.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, title, err := target(args[0], f.corpus)
+			if rate < 0 || rate > 1 {
+				return usageErr("--rate %g: pass a share of runs between 0 and 1", rate)
+			}
+			e, want, err := target(args[0], f.corpus)
 			if err != nil {
 				return err
 			}
-			x, dir, err := f.setup("repro", e)
+			jdks, err := f.jdks(e)
 			if err != nil {
 				return err
 			}
-			rep, err := repro.Reproduce(cmd.Context(), x, e, title, f.runs, dir)
+			dir, err := f.dir("repro")
 			if err != nil {
 				return err
 			}
-			for i, a := range rep.Attempts {
-				fmt.Printf("run %d: %s %s", i+1, a.Outcome, a.Title)
-				if a.Title != "" {
-					fmt.Printf(" after %s", a.ToCrash.Round(time.Millisecond))
+			var table []jdkRepro
+			for k, j := range jdks {
+				d := dir
+				if len(jdks) > 1 {
+					d = filepath.Join(dir, fmt.Sprintf("%d-jdk-%s", k+1, j.Version))
 				}
-				if a.Retried {
-					fmt.Print(" (retried after a flaky run)")
+				rep, err := repro.Reproduce(cmd.Context(), f.executor(j), e, want, f.runs, d)
+				if err != nil {
+					return err
 				}
-				fmt.Println()
+				if len(want) == 0 { // the first finding seen is the one looked for on the next JDK
+					want = rep.Names
+				}
+				printAttempts(j, rep, len(jdks) > 1)
+				table = append(table, jdkRepro{JDK: j.Version, Path: j.Path, Dir: d, Report: rep})
 			}
-			if rep.Title == "" {
-				fmt.Printf("no finding in %d runs of seed %s\n", rep.Runs, e.Seed)
-				return nil
-			}
-			fmt.Printf("reproduced %q in %d of %d runs (rate %.2f)\n", rep.Title, rep.Matches, rep.Runs, rep.Rate)
-			b, _ := json.MarshalIndent(rep, "", "  ")
+			b, _ := json.MarshalIndent(table, "", "  ")
 			os.WriteFile(filepath.Join(dir, "repro.json"), append(b, '\n'), 0o644)
-			return nil
+			return reproVerdict(table, want, e, rate)
 		},
 	}
-	f.register(c, 5)
+	f.register(c, 5, "JDK(s) to run on, comma-separated: a major (17), a full version (17.0.21) or a JAVA_HOME (default: the episode's, else the newest LTS)")
+	c.Flags().Float64Var(&rate, "rate", 0, "count the finding as reproduced only when it comes back in at least this share of runs (default: once)")
 	return c
+}
+
+func printAttempts(j jdk.JDK, rep repro.Report, named bool) {
+	for i, a := range rep.Attempts {
+		if named {
+			fmt.Printf("JDK %s ", j.Version)
+		}
+		fmt.Printf("run %d: %s %s", i+1, a.Outcome, a.Title)
+		if a.Title != "" {
+			fmt.Printf(" after %s", a.ToCrash.Round(time.Millisecond))
+		}
+		if a.Retried {
+			fmt.Print(" (retried after a flaky run)")
+		}
+		fmt.Println()
+	}
+}
+
+// reproVerdict prints the per-JDK table and turns it into the exit code.
+func reproVerdict(table []jdkRepro, want []crash.Names, e episode.Episode, rate float64) error {
+	judged, reproduced := 0, false
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "\nJDK\tRUNS\tMATCHES\tRATE\tREPRODUCED\tPATH")
+	for _, t := range table {
+		r := t.Report
+		judged += r.Judged()
+		yes := r.Reproduced(rate)
+		reproduced = reproduced || yes
+		fmt.Fprintf(w, "%s\t%d\t%d\t%.2f\t%s\t%s\n", t.JDK, r.Runs, r.Matches, r.Rate, map[bool]string{true: "yes", false: "no"}[yes], t.Path)
+	}
+	w.Flush()
+	switch {
+	case judged == 0:
+		return usageErr("no run got to sample (JVM or harness errors only, see %s): nothing to judge", filepath.Dir(table[0].Report.Attempts[0].Dir))
+	case len(want) == 0:
+		fmt.Printf("no finding in %d runs of seed %s\n", table[0].Report.Runs*len(table), e.Seed)
+	case reproduced:
+		fmt.Printf("reproduced %q\n", want[0].Title)
+		return &exitError{code: 1}
+	default:
+		fmt.Printf("did not reproduce %q\n", want[0].Title)
+	}
+	return nil
 }
 
 func minimizeCmd() *cobra.Command {
@@ -148,18 +244,26 @@ func minimizeCmd() *cobra.Command {
 		Short: "Shrink an episode while its finding still reproduces; print the minimal episode and a java command line",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, title, err := target(args[0], f.corpus)
+			e, want, err := target(args[0], f.corpus)
 			if err != nil {
 				return err
 			}
-			if title == "" {
+			if len(want) == 0 {
 				return usageErr("%s holds no finding to keep: minimize needs a crash or hang run directory or bucket", args[0])
 			}
-			x, dir, err := f.setup("minimize", e)
+			jdks, err := f.jdks(e)
 			if err != nil {
 				return err
 			}
-			min, steps, err := repro.Minimize(cmd.Context(), x, e, title, f.runs, rate, dir)
+			if len(jdks) != 1 {
+				return usageErr("--jdk %s: minimize runs on one JDK: pass one", f.jdk)
+			}
+			dir, err := f.dir("minimize")
+			if err != nil {
+				return err
+			}
+			x := f.executor(jdks[0])
+			min, steps, err := repro.Minimize(cmd.Context(), x, e, want, f.runs, rate, dir)
 			if err != nil {
 				return err
 			}
@@ -182,7 +286,7 @@ func minimizeCmd() *cobra.Command {
 			return nil
 		},
 	}
-	f.register(c, 3)
+	f.register(c, 3, "JDK: a major version, a full version or a JAVA_HOME (default: the episode's, else the newest LTS)")
 	c.Flags().Float64Var(&rate, "rate", 0.66, "keep a simplification when the finding comes back at least this often")
 	return c
 }

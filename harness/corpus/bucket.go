@@ -133,7 +133,7 @@ func load(dir string) (Bucket, error) {
 	if err != nil {
 		return b, err
 	}
-	if b.Titles, err = titles(dir); err != nil {
+	if b.Titles, err = Titles(dir); err != nil {
 		return b, err
 	}
 	jdks, walkers, workloads, builds := StringSet{}, StringSet{}, StringSet{}, StringSet{}

@@ -14,8 +14,8 @@ import (
 // only its title.
 const TitlesFile = "titles.tsv"
 
-// titles are the names filed under the bucket in dir.
-func titles(dir string) ([]crash.Names, error) {
+// Titles are the names filed under the bucket folder dir, its own title first.
+func Titles(dir string) ([]crash.Names, error) {
 	lines, err := readKeyed(filepath.Join(dir, TitlesFile))
 	if err != nil {
 		return nil, err
@@ -60,14 +60,12 @@ func (d *Dir) join(bucket string, n crash.Names) (string, error) {
 		if !e.IsDir() {
 			continue
 		}
-		have, err := titles(filepath.Join(d.path, e.Name()))
+		have, err := Titles(filepath.Join(d.path, e.Name()))
 		if err != nil {
 			return "", err
 		}
-		for _, h := range have {
-			if crash.SameBug(n, h) {
-				return e.Name(), nil
-			}
+		if crash.Joins(n, have) {
+			return e.Name(), nil
 		}
 	}
 	return "", nil

@@ -22,3 +22,13 @@ func SameBug(a, b Names) bool {
 	}
 	return a.Title == b.Title || slices.Contains(b.Alt, a.Title) || slices.Contains(a.Alt, b.Title)
 }
+
+// Joins reports whether n is the same bug as any of the names one bug was filed under.
+func Joins(n Names, bug []Names) bool {
+	for _, m := range bug {
+		if SameBug(n, m) {
+			return true
+		}
+	}
+	return false
+}

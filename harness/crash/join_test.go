@@ -79,3 +79,11 @@ func TestGoldenBuckets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), b.String(), "run `go test ./harness/crash -run TestGoldenBuckets -update` if the change is intended")
 }
+
+func TestJoinsAnyName(t *testing.T) {
+	bug := []Names{{Title: "A via W", Alt: []string{"A"}}, {Title: "B"}}
+	assert.True(t, Joins(Names{Title: "C", Alt: []string{"B"}}, bug))
+	assert.True(t, Joins(Names{Title: "A"}, bug))
+	assert.False(t, Joins(Names{Title: "C", Alt: []string{"A"}}, bug))
+	assert.False(t, Joins(Names{Title: "A"}, nil))
+}

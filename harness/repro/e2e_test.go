@@ -25,12 +25,12 @@ func TestReproAndMinimizeARealCrash(t *testing.T) {
 	e.Inject = "segv@200"
 	x := runner.Executor{JDK: j, Options: runner.Options{HangTimeout: 10 * time.Second}}
 
-	rep, err := repro.Reproduce(context.Background(), x, e, "", 2, t.TempDir())
+	rep, err := repro.Reproduce(context.Background(), x, e, nil, 2, t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, "SIGSEGV in wf_inject_fault via walkfuzz agent", rep.Title)
 	assert.InDelta(t, 1.0, rep.Rate, 1e-9, "%+v", rep.Attempts)
 
-	min, steps, err := repro.Minimize(context.Background(), x, e, rep.Title, 1, 1.0, t.TempDir())
+	min, steps, err := repro.Minimize(context.Background(), x, e, rep.Names, 1, 1.0, t.TempDir())
 	require.NoError(t, err)
 	t.Logf("steps: %+v", steps)
 	assert.NotContains(t, min.JVMFlags, "-XX:+UseSerialGC", "the GC flag does not matter to this fault")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 )
 
@@ -151,8 +152,9 @@ type Step struct {
 	Note string  `json:"note,omitempty"`
 }
 
-// Minimize shrinks e while title reproduces at least at minRate over runs re-runs each.
-func Minimize(ctx context.Context, ex Executor, e episode.Episode, title string, runs int, minRate float64, dir string) (episode.Episode, []Step, error) {
+// Minimize shrinks e while the finding named want reproduces at least at minRate over runs
+// re-runs each.
+func Minimize(ctx context.Context, ex Executor, e episode.Episode, want []crash.Names, runs int, minRate float64, dir string) (episode.Episode, []Step, error) {
 	cur := clone(e)
 	var steps []Step
 	n := 0
@@ -162,11 +164,11 @@ func Minimize(ctx context.Context, ex Executor, e episode.Episode, title string,
 			progress = false
 			for _, cand := range s.Candidates(cur) {
 				n++
-				rep, err := Reproduce(ctx, ex, cand, title, runs, filepath.Join(dir, fmt.Sprintf("step-%03d", n)))
+				rep, err := Reproduce(ctx, ex, cand, want, runs, filepath.Join(dir, fmt.Sprintf("step-%03d", n)))
 				if err != nil {
 					return cur, steps, err
 				}
-				kept := rep.Rate >= minRate && rep.Title == title
+				kept := rep.Reproduced(minRate)
 				steps = append(steps, Step{Name: s.Name, Kept: kept, Rate: rep.Rate, Note: describe(cur, cand)})
 				if kept {
 					cur, progress = cand, true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 )
@@ -36,19 +37,44 @@ func TestReproduceCountsOnlyTheSameTitle(t *testing.T) {
 		}
 		return "SIGSEGV in wf_inject_fault"
 	}}
-	rep, err := Reproduce(context.Background(), f, episode.Episode{}, "SIGSEGV in wf_inject_fault", 4, t.TempDir())
+	rep, err := Reproduce(context.Background(), f, episode.Episode{}, []crash.Names{{Title: "SIGSEGV in wf_inject_fault"}}, 4, t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Matches)
 	assert.InDelta(t, 0.5, rep.Rate, 1e-9)
 	assert.Equal(t, "2s", rep.Attempts[0].ToCrash.String())
 }
 
+// The same bug under another title counts (crash.SameBug), a different bug does not, and
+// Reproduced is what `walkfuzz repro` turns into its exit code.
+func TestReproduceCountsTheSameBugUnderAnotherTitle(t *testing.T) {
+	want := []crash.Names{{Title: "SIGSEGV in os::fetch_frame_from_context via AsyncGetCallTrace",
+		Alt: []string{"SIGSEGV in os::fetch_frame_from_context", "SIGSEGV in AsyncGetCallTrace"}}}
+	titles := []string{"SIGSEGV in AsyncGetCallTrace", "SIGSEGV in frame::sender via AsyncGetCallTrace", "", ""}
+	f := &fake{crashes: func(_ episode.Episode, n int) string { return titles[n-1] }}
+	rep, err := Reproduce(context.Background(), f, episode.Episode{}, want, 4, t.TempDir())
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Matches)
+	assert.Equal(t, want, rep.Names)
+	assert.True(t, rep.Reproduced(0))
+	assert.True(t, rep.Reproduced(0.25))
+	assert.False(t, rep.Reproduced(0.5))
+
+	none := Report{Runs: 3}
+	assert.False(t, none.Reproduced(0), "no match is never reproduced, whatever the rate asked")
+}
+
 func TestReproduceRetriesFlakyOutcomes(t *testing.T) {
 	f := &fake{crashes: func(episode.Episode, int) string { return "T" }, flakyAt: map[int]bool{2: true}}
-	rep, err := Reproduce(context.Background(), f, episode.Episode{}, "T", 3, t.TempDir())
+	rep, err := Reproduce(context.Background(), f, episode.Episode{}, []crash.Names{{Title: "T"}}, 3, t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Matches, "the flaky run was retried, not counted as a miss")
 	assert.True(t, rep.Attempts[1].Retried)
+	assert.Equal(t, 3, rep.Judged())
+
+	always := &fake{crashes: func(episode.Episode, int) string { return "" }, flakyAt: map[int]bool{1: true, 2: true}}
+	rep, err = Reproduce(context.Background(), always, episode.Episode{}, nil, 1, t.TempDir())
+	require.NoError(t, err)
+	assert.Zero(t, rep.Judged(), "a run flaky on its retry too judges nothing")
 }
 
 // Minimize keeps what the crash needs (a walker and one flag) and drops everything else.
@@ -62,7 +88,7 @@ func TestMinimizeDropsWhatDoesNotMatter(t *testing.T) {
 	e := episode.Derive(0x5eed, episode.Pins{Workload: "mix", Walkers: []string{"asgct", "vmstructs"}})
 	e.JVMFlags = []string{"-XX:+UseSerialGC", "-Xint", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"}
 	e.Threads, e.Signals.JitterPct, e.Perturb.RegisterPct, e.DurationMs = 4, 25, 5, 20000
-	min, steps, err := Minimize(context.Background(), f, e, "T", 2, 1.0, t.TempDir())
+	min, steps, err := Minimize(context.Background(), f, e, []crash.Names{{Title: "T"}}, 2, 1.0, t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"vmstructs"}, min.Walkers)
 	assert.Equal(t, []string{"-Xint"}, min.JVMFlags)
