@@ -106,8 +106,9 @@ func glance(gs []Group) Glance {
 				best = i
 			}
 		}
-		if ranked > 1 {
-			row.Cells[best].Best = true
+		for i := range row.Cells { // ties share the mark
+			c := &row.Cells[i]
+			c.Best = ranked > 1 && c.Walks > 0 && !c.SafepointBiased && c.Share == row.Cells[best].Share
 		}
 		g.Rows = append(g.Rows, row)
 	}

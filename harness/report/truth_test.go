@@ -115,3 +115,19 @@ func TestDashboardTruth(t *testing.T) {
 	assert.Contains(t, html, "Ran here without a walk (no data): vmstructs (1 run), ebpf (1 run).")
 	assert.Contains(t, html, `<span class="chip biased"`)
 }
+
+func TestGlanceRanksAsyncWalkersOnly(t *testing.T) {
+	g := glance([]Group{{Workload: "stubs", JDK: "25", Walkers: []WalkerStats{
+		{Walker: "asgct", Walks: 10, Complete: 0.7},
+		{Walker: "jvmti-emulated", Walks: 10, Complete: 1, SafepointBiased: true},
+		{Walker: "jfr:CPUTimeSample", Walks: 10, Complete: 0.9},
+		{Walker: "jfr:ExecutionSample", Walks: 20, Complete: 0.9},
+	}}})
+	var best []string
+	for i, c := range g.Rows[0].Cells {
+		if c.Best {
+			best = append(best, g.Walkers[i].Name)
+		}
+	}
+	assert.Equal(t, []string{"jfr:CPUTimeSample", "jfr:ExecutionSample"}, best, "ties share the mark; the biased 100% never wins")
+}
