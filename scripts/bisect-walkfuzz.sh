@@ -33,7 +33,7 @@ if [[ ${1:-} == --step ]]; then
 	bin/walkfuzz repro "$@" --out "$out/repro-$rev" >"$out/repro-$rev.log" 2>&1
 	code=$?
 	set -e
-	tail -n 4 "$out/repro-$rev.log" | sed "s/^/bisect: $rev: /"
+	grep -v '^$' "$out/repro-$rev.log" | tail -n 3 | sed "s/^/bisect: $rev: /"
 	case $code in
 	0) exit 0 ;;
 	1) exit 1 ;;
