@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/signalmode"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
@@ -37,6 +39,8 @@ type campaignFlags struct {
 	durationCap time.Duration
 	hangTimeout time.Duration
 	keepRuns    bool
+	modes       string
+	refused     map[string]error // signal modes this machine refuses, probed once
 }
 
 func (f *campaignFlags) register(c *cobra.Command) {
@@ -45,13 +49,14 @@ func (f *campaignFlags) register(c *cobra.Command) {
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "parallel JVMs (default: bounded by cores and available memory at 1 GiB per JVM)")
 	fl.StringVar(&f.walkers, "walkers", "asgct", "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(KnownWalkers, ", ")+", plugin:PATH")
 	fl.StringVar(&f.workloads, "workloads", "", "workloads to choose from, comma-separated (default: every built-in one)")
-	fl.StringVar(&f.jdks, "jdks", "", "JDKs to choose from, comma-separated major versions or JAVA_HOMEs (default: the newest LTS found)")
+	fl.StringVar(&f.jdks, "jdks", "", "JDKs to choose from, comma-separated major versions or JAVA_HOMEs, or all: every JDK walkfuzz jdks lists (default: the newest LTS found)")
 	fl.StringVar(&f.store, "store", store.DefaultPath, "run history database")
 	fl.StringVar(&f.corpus, "corpus", "corpus", "findings directory (one folder per crash or hang bucket)")
 	fl.StringVar(&f.runsDir, "runs-dir", "results/campaigns", "where run directories go (<dir>/<campaign>/<index>-<seed>)")
 	fl.DurationVar(&f.durationCap, "duration-cap", 0, "cap each episode's seeded duration (5-20s) to get more episodes per hour")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.BoolVar(&f.keepRuns, "keep-runs", false, "keep every run directory (default: only those of runs that did not end ok)")
+	fl.StringVar(&f.modes, "modes", "", "signal modes to draw from, comma-separated: "+strings.Join(episode.Modes, ", ")+" (default: every mode; a mode this machine refuses is left out with a note)")
 }
 
 // spec builds the campaign's spec from the flags, checking every name.
@@ -72,12 +77,39 @@ func (f *campaignFlags) spec() (campaign.Spec, error) {
 		}
 		s.Workloads = append(s.Workloads, w)
 	}
+	for _, m := range splitList(f.modes) {
+		if !slices.Contains(episode.Modes, m) {
+			return s, usageErr("unknown signal mode %q in --modes: use %s", m, strings.Join(episode.Modes, ", "))
+		}
+		s.Modes = append(s.Modes, m)
+	}
 	s.JDKs = splitList(f.jdks)
+	if f.jdks == "all" {
+		s.JDKs = everyJDK(jdk.Discover())
+	}
 	s.DurationCap = int(f.durationCap / time.Millisecond)
 	if f.durationCap != 0 && s.DurationCap < 1000 {
 		return s, usageErr("--duration-cap %s is too short: give 1s or more", f.durationCap)
 	}
 	return s, nil
+}
+
+// everyJDK names each discovered JDK for --jdks all: by major version where that is unique,
+// by path where one major has several builds.
+func everyJDK(all []jdk.JDK) []string {
+	perMajor := map[int]int{}
+	for _, j := range all {
+		perMajor[j.Major]++
+	}
+	var out []string
+	for _, j := range all {
+		if perMajor[j.Major] == 1 {
+			out = append(out, strconv.Itoa(j.Major))
+		} else {
+			out = append(out, j.Path)
+		}
+	}
+	return out
 }
 
 func splitList(s string) []string {
@@ -88,6 +120,37 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// leaveOutRefusedModes probes the signal modes once and narrows the spec to those this
+// machine allows, saying on w what it left out.
+func (f *campaignFlags) leaveOutRefusedModes(spec *campaign.Spec, w io.Writer) error {
+	f.refused = map[string]error{}
+	notes, err := spec.LeaveOutRefusedModes(func(m string) error {
+		err := signalmode.Probe(m)
+		if err != nil {
+			f.refused[m] = err
+		}
+		return err
+	})
+	for _, n := range notes {
+		fmt.Fprintf(w, "walkfuzz: %s\n", n)
+	}
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
+// checkModes refuses to resume a stored campaign that draws a mode this machine refuses:
+// its episodes would fail, and narrowing it would make it another campaign.
+func (f *campaignFlags) checkModes(spec campaign.Spec) error {
+	for _, m := range episode.Modes {
+		if err, ok := f.refused[m]; ok && !spec.Refuses(m) {
+			return usageErr("campaign %s draws signal mode %s, which this machine refuses (%v): resume it where that mode works, or start a new campaign", spec.ID(), m, err)
+		}
+	}
+	return nil
 }
 
 // options resolves the JDKs the spec names (failing early on a missing one) and sizes the pool.
@@ -187,6 +250,9 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 			} else if !resume {
 				spec.SeedBase = randomSeed()
 			}
+			if err := f.leaveOutRefusedModes(&spec, os.Stderr); err != nil {
+				return err
+			}
 			var sh campaign.Shard
 			if shard != "" {
 				if sh, err = campaign.ParseShard(shard); err != nil {
@@ -200,6 +266,9 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 			defer st.Close()
 			if resume {
 				if spec, err = resumable(st, campaignID, seedBase != "", spec); err != nil {
+					return err
+				}
+				if err := f.checkModes(spec); err != nil {
 					return err
 				}
 			}

@@ -41,6 +41,9 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			if err != nil {
 				return err
 			}
+			if err := f.leaveOutRefusedModes(&spec, os.Stderr); err != nil {
+				return err
+			}
 			st, corp, err := f.open()
 			if err != nil {
 				return err

@@ -28,6 +28,7 @@ type Spec struct {
 	Workloads   []string     `json:"workloads,omitempty"` // empty: every built-in workload
 	JDKs        []string     `json:"jdks,omitempty"`      // specs for jdk.Pick; empty: the default JDK
 	DurationCap int          `json:"duration_cap_ms,omitempty"`
+	Modes       []string     `json:"modes,omitempty"`    // signal modes to draw from; empty: every mode (see LeaveOutRefusedModes)
 	Episodes    int64        `json:"episodes,omitempty"` // 0: until the budget runs out
 }
 
@@ -61,7 +62,7 @@ func (s Spec) ID() string {
 // Episode derives index i's episode.
 func (s Spec) Episode(i int64) episode.Episode {
 	seed := SeedFor(s.SeedBase, i)
-	p := episode.Pins{Workloads: s.Workloads}
+	p := episode.Pins{Workloads: s.Workloads, Modes: s.Modes}
 	if len(s.Walkers) > 0 {
 		p.Walkers = s.Walkers[pick(seed, 0x77a1, len(s.Walkers))]
 	}

@@ -8,6 +8,12 @@ var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "
 // Apps lists the real-application workloads (Debian's Java packages).
 var Apps = []string{"h2", "xalan", "lucene", "zxing", "batik", "sunflow"}
 
+// Modes are the signal sources the agent's driver offers, in the order the derivation draws
+// them (cpu 60%, wall 25%, tgkill 10%, cpu-timer 5%).
+var Modes = []string{"cpu", "wall", "tgkill", "cpu-timer"}
+
+var modeWeights = []int{60, 25, 10, 5}
+
 // Pins are the dimensions the user fixed; the seed chooses every other one.
 type Pins struct {
 	Workload    string
@@ -22,6 +28,7 @@ type Pins struct {
 	JVMFlags    *[]string // nil: seeded; non-nil (even empty): exactly these
 	RegisterPct *int
 	Workloads   []string // choose among these when Workload is unset
+	Modes       []string // signal modes this machine allows (empty: all); see fallbackMode
 }
 
 // rng is splitmix64: tiny, fully specified, the same on every machine and Go version.
@@ -68,7 +75,7 @@ func Derive(seed Seed, p Pins) Episode {
 	e.Workload = pool[r.intn(len(pool))]
 	e.Walkers = []string{"asgct"}
 	e.Signals = Signals{
-		Mode:       []string{"cpu", "wall", "tgkill", "cpu-timer"}[r.weighted(60, 25, 10, 5)],
+		Mode:       Modes[r.weighted(modeWeights...)],
 		IntervalUs: []int{100, 50, 200, 20, 1000}[r.weighted(50, 20, 15, 10, 5)],
 		JitterPct:  []int{0, 10, 25, 50}[r.weighted(40, 30, 20, 10)],
 		Signal:     27,
@@ -122,6 +129,8 @@ func Derive(seed Seed, p Pins) Episode {
 	e.JDK = p.JDK
 	if p.Mode != "" {
 		e.Signals.Mode = p.Mode
+	} else if len(p.Modes) > 0 && !contains(p.Modes, e.Signals.Mode) {
+		e.Signals.Mode = fallbackMode(seed, p.Modes)
 	}
 	if p.IntervalUs > 0 {
 		e.Signals.IntervalUs = p.IntervalUs
@@ -151,4 +160,32 @@ func Derive(seed Seed, p Pins) Episode {
 		e.WorkloadParams = nil
 	}
 	return e
+}
+
+// fallbackMode replaces a drawn mode the machine refuses: the allowed modes keep their
+// weights, and the choice comes from the seed alone, not from the draw sequence, so every
+// other dimension (and every episode on a machine that allows every mode) stays the same.
+func fallbackMode(seed Seed, allowed []string) string {
+	var names []string
+	var weights []int
+	for i, m := range Modes {
+		if contains(allowed, m) {
+			names = append(names, m)
+			weights = append(weights, modeWeights[i])
+		}
+	}
+	if len(names) == 0 {
+		return Modes[0]
+	}
+	r := &rng{s: uint64(seed) ^ 0x5167a1}
+	return names[r.weighted(weights...)]
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

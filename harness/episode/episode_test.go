@@ -76,3 +76,29 @@ func TestValidateNamesTheFix(t *testing.T) {
 		assert.ErrorContains(t, e.Validate(), want)
 	}
 }
+
+// A machine that refuses a signal mode gets the same episodes with another mode in its place;
+// allowing every mode changes nothing.
+func TestAllowedModesReplaceOnlyTheRefusedMode(t *testing.T) {
+	noCPU := []string{"wall", "tgkill", "cpu-timer"}
+	moved := map[string]int{}
+	for i := uint64(0); i < 2000; i++ {
+		seed := Seed(i * 0x9E3779B97F4A7C15)
+		free := Derive(seed, Pins{})
+		assert.Equal(t, free, Derive(seed, Pins{Modes: Modes}), "seed %s", seed)
+		narrowed := Derive(seed, Pins{Modes: noCPU})
+		assert.NotEqual(t, "cpu", narrowed.Signals.Mode, "seed %s", seed)
+		if free.Signals.Mode != "cpu" {
+			assert.Equal(t, free, narrowed, "seed %s", seed)
+			continue
+		}
+		moved[narrowed.Signals.Mode]++
+		narrowed.Signals.Mode = "cpu"
+		assert.Equal(t, free, narrowed, "seed %s: only the mode changes", seed)
+		assert.Equal(t, narrowed.Signals.Mode, Derive(seed, Pins{Mode: "cpu", Modes: noCPU}).Signals.Mode, "a pinned mode is the user's choice")
+	}
+	// The replacements keep the allowed modes' weights (25:10:5).
+	assert.Greater(t, moved["wall"], moved["tgkill"])
+	assert.Greater(t, moved["tgkill"], moved["cpu-timer"])
+	assert.Positive(t, moved["cpu-timer"])
+}

@@ -186,3 +186,34 @@ func TestRegressionsNeedEnoughWalksOnBothNights(t *testing.T) {
 		assert.Len(t, got, c.want, fmt.Sprintf("%v -> %v", c.before.Complete(), c.after.Complete()))
 	}
 }
+
+// A saved episode in a signal mode this machine refuses is skipped with a note, not run into
+// a harness error.
+func TestReplaySkipsRefusedSignalModes(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "walkfuzz.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	corp, err := corpus.Open(filepath.Join(dir, "corpus"))
+	require.NoError(t, err)
+	e := episode.Derive(0x5eed, episode.Pins{Mode: "cpu", Workload: "recursion"})
+	_, err = corp.Add("old/1", &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e,
+		Outcome: results.Crash, JDK: results.JDK{Version: "17.0.15"},
+		Crash: &results.Finding{Title: "SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace", Bucket: "segv-sender"}})
+	require.NoError(t, err)
+	at := time.Date(2025, 6, 1, 2, 0, 0, 0, time.UTC)
+	cfg := Config{
+		Spec: campaign.Spec{Walkers: [][]string{{"asgct"}}, Workloads: []string{"recursion"}, JDKs: []string{"17"}, Episodes: 4,
+			Modes: []string{"wall", "tgkill", "cpu-timer"}},
+		Options: campaign.Options{Jobs: 2, RunsDir: filepath.Join(dir, "runs"),
+			ResolveJDK: func(string) (jdk.JDK, error) { return jdk.JDK{Version: "17.0.15", Major: 17}, nil }},
+		Clock: func() time.Time { return at },
+	}
+	v, err := Run(context.Background(), st, corp, walker{}, cfg)
+	require.NoError(t, err)
+	require.Len(t, v.Night.Replays, 1)
+	assert.Zero(t, v.Night.Replays[0].Attempts)
+	assert.Equal(t, "skipped an episode: signal mode cpu is refused on this machine", v.Night.Replays[0].Note)
+	assert.True(t, v.Pass())
+	assert.Equal(t, 1, parseJUnit(t, v).Suites[1].Skipped)
+}

@@ -28,7 +28,9 @@ func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir,
 		}
 		var runnable []episode.Episode
 		for _, e := range eps {
-			if _, err := cfg.Options.ResolveJDK(e.JDK); err == nil {
+			if cfg.Spec.Refuses(e.Signals.Mode) {
+				reps[bi].Note = fmt.Sprintf("skipped an episode: signal mode %s is refused on this machine", e.Signals.Mode)
+			} else if _, err := cfg.Options.ResolveJDK(e.JDK); err == nil {
 				runnable = append(runnable, e)
 			} else {
 				reps[bi].Note = fmt.Sprintf("skipped an episode: %v", err)
