@@ -84,15 +84,21 @@ func parseJUnit(t *testing.T, v *Verdict) junitSuites {
 	return parsed
 }
 
-func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
-
-func TestNightlyVerdicts(t *testing.T) {
+// newNightDir is an empty store and corpus in a temporary directory.
+func newNightDir(t *testing.T) (string, *store.Store, *corpus.Dir) {
 	dir := t.TempDir()
 	st, err := store.Open(filepath.Join(dir, "walkfuzz.db"))
 	require.NoError(t, err)
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	corp, err := corpus.Open(filepath.Join(dir, "corpus"))
 	require.NoError(t, err)
+	return dir, st, corp
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+func TestNightlyVerdicts(t *testing.T) {
+	dir, st, corp := newNightDir(t)
 	n := &night{t: t, dir: dir, st: st, corp: corp, clock: time.Date(2025, 6, 1, 2, 0, 0, 0, time.UTC)}
 	good := walker{}
 
@@ -190,14 +196,9 @@ func TestRegressionsNeedEnoughWalksOnBothNights(t *testing.T) {
 // A saved episode in a signal mode this machine refuses is skipped with a note, not run into
 // a harness error.
 func TestReplaySkipsRefusedSignalModes(t *testing.T) {
-	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "walkfuzz.db"))
-	require.NoError(t, err)
-	defer st.Close()
-	corp, err := corpus.Open(filepath.Join(dir, "corpus"))
-	require.NoError(t, err)
+	dir, st, corp := newNightDir(t)
 	e := episode.Derive(0x5eed, episode.Pins{Mode: "cpu", Workload: "recursion"})
-	_, err = corp.Add("old/1", &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e,
+	_, err := corp.Add("old/1", &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e,
 		Outcome: results.Crash, JDK: results.JDK{Version: "17.0.15"},
 		Crash: &results.Finding{Title: "SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace", Bucket: "segv-sender"}})
 	require.NoError(t, err)
