@@ -9,6 +9,9 @@
 #define WF_JVMTI_REQUEST_ID "com.sun.hotspot.functions.RequestStackTrace"
 #define WF_JVMTI_JFR_REQUEST_ID "com.sun.hotspot.functions.RequestJFRStackTrace"
 
+/* The variant is told by the request function's parameter list, never by its id alone: PR
+ * 31059 registers RequestStackTrace with the JFR variant's three parameters, PR 29067 with
+ * the callback variant's six, and calling one with the other's arguments crashes the JVM. */
 enum { WF_JVMTI_NONE = 0, WF_JVMTI_CALLBACKS = 1, WF_JVMTI_JFR = 2 };
 
 struct wf_jvmti_api {
@@ -16,8 +19,9 @@ struct wf_jvmti_api {
     int walker_index;
     jvmtiEnv *env;
     jvmtiExtensionFunction init;
-    jvmtiExtensionFunction request;
-    jvmtiExtensionFunction jfr_request;
+    jvmtiExtensionFunction request; /* called with the variant's own arguments */
+    int param_count;                /* of the request function, jvmtiEnv* excluded */
+    char shape[192];                /* e.g. "RequestStackTrace(jthread, void*, jlong)" */
 };
 
 extern struct wf_jvmti_api wf_jvmti_api;
@@ -31,7 +35,12 @@ static inline uint64_t wf_jvmti_user_data(uint32_t tid, uint64_t sample) {
     return (uint64_t)tid << 32 | (sample & 0xffffffffu);
 }
 
-/* Fills api from the env's extension table; 0 when either variant is present. */
+/* Variant a parameter list stands for: WF_JVMTI_JFR, WF_JVMTI_CALLBACKS, or WF_JVMTI_NONE
+ * for a shape we do not know. */
+int wf_jvmti_shape(jint n, const jvmtiParamInfo *params);
+
+/* Fills api from the env's extension table. 0: a known variant; -1: no request function;
+ * -2: a request function whose shape is unknown (api->shape and param_count describe it). */
 int wf_jvmti_lookup(jvmtiEnv *jvmti, struct wf_jvmti_api *api);
 
 #endif

@@ -17,7 +17,8 @@ func javaHome(t *testing.T) string {
 }
 
 // TestFakeJVMTIEnv builds the walker and the agent core with a fake jvmtiEnv that offers
-// the proposed API's extension ids, then runs it: detection, init, request, callbacks, record.
+// the proposed API's extension ids, then runs it: detection by parameter list, init, request,
+// callbacks, record. Each of the three shapes under the shared id must have been checked.
 func TestFakeJVMTIEnv(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc missing: run scripts/setup.sh")
@@ -35,4 +36,11 @@ func TestFakeJVMTIEnv(t *testing.T) {
 	out, err = exec.Command(bin, filepath.Join(dir, "samples.bin")).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "PASS")
+	for _, shape := range []string{
+		"ok shape jfr-3: RequestStackTrace(jthread, void*, jlong)",
+		"ok shape callbacks-6: RequestStackTrace(jthread, void*, void*, void*, void*, void*)",
+		"ok shape unknown-4: unsupported: RequestStackTrace with 4 parameters",
+	} {
+		require.Contains(t, string(out), shape)
+	}
 }

@@ -1,6 +1,9 @@
 /* Drives the jvmti walker's detection and dispatch with a fake jvmtiEnv whose extension
- * table offers the proposed API's ids, so the real-API path runs without a JDK that has it.
- * The fake RequestStackTrace delivers its trace at once through the walker's callbacks. */
+ * table offers the proposed API's ids with the parameter lists each variant declares, so the
+ * real-API path runs without a JDK that has it. The variant must follow the parameter list:
+ * PR 31059's RequestStackTrace has the JFR variant's three parameters, PR 29067's the
+ * callback variant's six, and an unknown list is refused. The fake callback RequestStackTrace
+ * delivers its trace at once through the walker's callbacks. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,17 +62,51 @@ static jvmtiError JNICALL fake_jfr(jvmtiEnv *env, ...) {
     return JVMTI_ERROR_NONE;
 }
 
-static const char *offered[3];
-static jvmtiExtensionFunction funcs[3];
+static int unknown_calls;
+static jvmtiError JNICALL fake_unknown(jvmtiEnv *env, ...) { (void)env; unknown_calls++; return JVMTI_ERROR_NONE; }
+
+/* Parameter lists as a JVM declares them in its jvmtiExtensionFunctionInfo (env excluded). */
+struct param { const char *name; jvmtiParamKind kind; jvmtiParamTypes type; };
+#define END {NULL, 0, 0}
+static const struct param no_params[] = {END};
+static const struct param jfr3[] = {{"thread", JVMTI_KIND_IN, JVMTI_TYPE_JTHREAD},
+                                    {"ucontext", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID},
+                                    {"user_data", JVMTI_KIND_IN, JVMTI_TYPE_JLONG}, END};
+static const struct param callbacks6[] = {{"thread", JVMTI_KIND_IN, JVMTI_TYPE_JTHREAD},
+                                          {"ucontext", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID},
+                                          {"begin", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID},
+                                          {"end", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID},
+                                          {"frame", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID},
+                                          {"user_data", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID}, END};
+static const struct param unknown4[] = {{"thread", JVMTI_KIND_IN, JVMTI_TYPE_JTHREAD},
+                                        {"ucontext", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID},
+                                        {"depth", JVMTI_KIND_IN, JVMTI_TYPE_JINT},
+                                        {"user_data", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID}, END};
+/* Three parameters, but user_data is a jint: not the JFR variant. */
+static const struct param jint3[] = {{"thread", JVMTI_KIND_IN, JVMTI_TYPE_JTHREAD},
+                                     {"ucontext", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID},
+                                     {"user_data", JVMTI_KIND_IN, JVMTI_TYPE_JINT}, END};
+
+struct ext { const char *id; jvmtiExtensionFunction func; const struct param *params; };
+static struct ext offered[4];
 static int noffered;
 
 static jvmtiError JNICALL get_ext(jvmtiEnv *env, jint *n, jvmtiExtensionFunctionInfo **out) {
     (void)env;
     jvmtiExtensionFunctionInfo *fs = calloc((size_t)noffered + 1, sizeof *fs);
     for (int i = 0; i < noffered; i++) {
-        fs[i].func = funcs[i];
-        fs[i].id = strdup(offered[i]);
+        fs[i].func = offered[i].func;
+        fs[i].id = strdup(offered[i].id);
         fs[i].short_description = strdup("fake");
+        int np = 0;
+        while (offered[i].params[np].name) np++;
+        fs[i].param_count = np;
+        fs[i].params = calloc((size_t)np + 1, sizeof *fs[i].params);
+        for (int p = 0; p < np; p++) {
+            fs[i].params[p].name = strdup(offered[i].params[p].name);
+            fs[i].params[p].kind = offered[i].params[p].kind;
+            fs[i].params[p].base_type = offered[i].params[p].type;
+        }
     }
     *n = noffered;
     *out = fs;
@@ -81,11 +118,48 @@ static jvmtiError JNICALL dealloc(jvmtiEnv *env, unsigned char *p) { (void)env; 
 static struct jvmtiInterface_1_ iface;
 static const struct jvmtiInterface_1_ *iface_ptr = &iface;
 
-static void offer(int variant) {
+/* offer(id, func, params, ..., NULL): InitializeRequestStackTrace plus the given functions. */
+static void offer(const char *id, ...) {
     noffered = 0;
-    offered[noffered] = WF_JVMTI_INIT_ID; funcs[noffered++] = fake_init;
-    if (variant & 1) { offered[noffered] = WF_JVMTI_REQUEST_ID; funcs[noffered++] = fake_request; }
-    if (variant & 2) { offered[noffered] = WF_JVMTI_JFR_REQUEST_ID; funcs[noffered++] = fake_jfr; }
+    offered[noffered++] = (struct ext){WF_JVMTI_INIT_ID, fake_init, no_params};
+    va_list ap;
+    va_start(ap, id);
+    for (; id; id = va_arg(ap, const char *)) {
+        jvmtiExtensionFunction f = va_arg(ap, jvmtiExtensionFunction);
+        const struct param *ps = va_arg(ap, const struct param *);
+        offered[noffered++] = (struct ext){id, f, ps};
+    }
+    va_end(ap);
+    init_calls = request_calls = jfr_calls = unknown_calls = 0;
+}
+
+/* One JFR-variant walk: the request must reach the three-parameter function with the
+ * ucontext and a userData naming (thread, sample), leaving a placeholder for the harness. */
+static void check_jfr_walk(const char *what) {
+    struct wf_thread jt = {.tid = 77};
+    wf_self = &jt;
+    int uc;
+    struct wf_walk_ctx jctx = {.ucontext = &uc, .tid = 77, .sample = 0x100000009ULL};
+    struct wf_frame jframes[4];
+    int r = wf_jvmti_walker.walk(&jctx, jframes, 4);
+    CHECK(r == WF_JVMTI_JFR_REQUESTED, "%s: JFR walk leaves a placeholder (%d)", what, r);
+    CHECK(!strcmp(wf_jvmti_walker.code_name(r), "jfr_requested"), "%s: placeholder code named", what);
+    CHECK(jfr_calls == 1 && jfr_ucontext == &uc, "%s: the JFR request got the ucontext (%d calls)", what, jfr_calls);
+    CHECK(request_calls == 0, "%s: the callback function must not be called", what);
+    CHECK((uint64_t)jfr_user_data == ((uint64_t)77 << 32 | 9), "%s: userData = tid<<32 | low 32 bits of sample: %llx", what,
+          (unsigned long long)jfr_user_data);
+    wf_self = NULL;
+}
+
+static void check_refused(const char *what, const char *want) {
+    char err[512] = "";
+    CHECK(wf_jvmti_walker.init(&(struct wf_walker_env){.jvmti = (jvmtiEnv *)&iface_ptr, .java_version = "fake-26"}, err,
+                               sizeof err) != 0,
+          "%s: init must refuse", what);
+    CHECK(strstr(err, want) != NULL, "%s: message %s wanted, got: %s", what, want, err);
+    CHECK(strstr(err, "jvmti-emulated") != NULL, "%s: message names the emulation: %s", what, err);
+    CHECK(init_calls == 0 && request_calls == 0 && jfr_calls == 0 && unknown_calls == 0, "%s: nothing called", what);
+    printf("ok %s: %s\n", what, err);
 }
 
 int main(int argc, char **argv) {
@@ -94,43 +168,45 @@ int main(int argc, char **argv) {
     iface.Deallocate = dealloc;
     jvmtiEnv *env = (jvmtiEnv *)&iface_ptr;
     struct wf_walker_env wenv = {.jvmti = env, .java_version = "fake-26"};
-    char err[256];
+    char err[512];
+    struct wf_jvmti_api api;
 
     /* Absent API: refused, pointing at the emulation. */
-    offer(0);
-    CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) != 0, "init must refuse without the API");
-    CHECK(strstr(err, "jvmti-emulated") != NULL, "message names the emulation: %s", err);
+    offer(NULL);
+    check_refused("absent", "lacks the proposed JVMTI stack-trace API");
 
-    /* Only the JFR variant: detected, initialized, and a walk passes the ucontext and a
-     * userData naming (thread, sample), leaving a placeholder for the harness to fill. */
-    offer(2);
-    struct wf_jvmti_api api;
-    CHECK(wf_jvmti_lookup(env, &api) == 0 && api.variant == WF_JVMTI_JFR, "JFR variant detected");
-    init_calls = 0;
-    CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) == 0, "JFR-only init: %s", err);
+    /* Unknown shapes under the shared id: refused by count and types, never called. */
+    offer(WF_JVMTI_REQUEST_ID, fake_unknown, unknown4, NULL);
+    CHECK(wf_jvmti_lookup(env, &api) == -2 && api.variant == WF_JVMTI_NONE && api.param_count == 4, "4 parameters: unknown");
+    CHECK(!strcmp(api.shape, "RequestStackTrace(jthread, void*, jint, void*)"), "shape described: %s", api.shape);
+    check_refused("shape unknown-4", "unsupported: RequestStackTrace with 4 parameters");
+    offer(WF_JVMTI_REQUEST_ID, fake_unknown, jint3, NULL);
+    check_refused("shape jint-3", "unsupported: RequestStackTrace with 3 parameters: RequestStackTrace(jthread, void*, jint)");
+
+    /* PR 31059: RequestStackTrace with the JFR variant's parameters. */
+    offer(WF_JVMTI_REQUEST_ID, fake_jfr, jfr3, NULL);
+    CHECK(wf_jvmti_lookup(env, &api) == 0 && api.variant == WF_JVMTI_JFR, "RequestStackTrace(3): JFR variant (%d)", api.variant);
+    CHECK(!strcmp(api.shape, "RequestStackTrace(jthread, void*, jlong)"), "shape described: %s", api.shape);
+    CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) == 0, "JFR init: %s", err);
     CHECK(init_calls == 1 && wf_jvmti_api.variant == WF_JVMTI_JFR, "JFR variant initialized (%d)", init_calls);
     wf_jvmti_api.env = env;
-    {
-        struct wf_thread jt = {.tid = 77};
-        wf_self = &jt;
-        int uc;
-        struct wf_walk_ctx jctx = {.ucontext = &uc, .tid = 77, .sample = 0x100000009ULL};
-        struct wf_frame jframes[4];
-        int r = wf_jvmti_walker.walk(&jctx, jframes, 4);
-        CHECK(r == WF_JVMTI_JFR_REQUESTED, "JFR walk leaves a placeholder (%d)", r);
-        CHECK(!strcmp(wf_jvmti_walker.code_name(r), "jfr_requested"), "placeholder code named");
-        CHECK(jfr_calls == 1 && jfr_ucontext == &uc, "RequestJFRStackTrace got the ucontext");
-        CHECK((uint64_t)jfr_user_data == ((uint64_t)77 << 32 | 9), "userData = tid<<32 | low 32 bits of sample: %llx",
-              (unsigned long long)jfr_user_data);
-        wf_self = NULL;
-    }
+    check_jfr_walk("shape jfr-3 (RequestStackTrace)");
+    printf("ok shape jfr-3: %s\n", wf_jvmti_api.shape);
 
-    /* The callback API: detected, initialized, and a walk delivers one record. */
-    offer(3);
-    init_calls = 0;
+    /* The older JFR id, and the shared id with an unknown shape beside it: the known one wins. */
+    offer(WF_JVMTI_REQUEST_ID, fake_unknown, unknown4, WF_JVMTI_JFR_REQUEST_ID, fake_jfr, jfr3, NULL);
+    CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) == 0, "RequestJFRStackTrace init: %s", err);
+    wf_jvmti_api.env = env;
+    check_jfr_walk("RequestJFRStackTrace");
+    CHECK(unknown_calls == 0, "the unknown shape is never called");
+
+    /* PR 29067: the callback variant, preferred over the JFR id when both are there. */
+    offer(WF_JVMTI_JFR_REQUEST_ID, fake_jfr, jfr3, WF_JVMTI_REQUEST_ID, fake_request, callbacks6, NULL);
     CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) == 0, "init with the API: %s", err);
     CHECK(init_calls == 1, "InitializeRequestStackTrace called once (%d)", init_calls);
-    CHECK(wf_jvmti_api.variant == WF_JVMTI_CALLBACKS, "callback variant preferred");
+    CHECK(wf_jvmti_api.variant == WF_JVMTI_CALLBACKS && wf_jvmti_api.param_count == 6, "callback variant preferred");
+    CHECK(!strcmp(wf_jvmti_api.shape, "RequestStackTrace(jthread, void*, void*, void*, void*, void*)"), "shape: %s",
+          wf_jvmti_api.shape);
     wf_jvmti_api.env = env;
     wf_jvmti_api.walker_index = 0;
 
@@ -149,6 +225,7 @@ int main(int argc, char **argv) {
     int r = wf_jvmti_walker.walk(&ctx, frames, 64);
     CHECK(r == WF_WALK_DEFERRED, "walk defers (%d)", r);
     CHECK(request_calls == 1 && seen_ucontext == &ucontext_marker, "request got the ucontext");
+    CHECK(jfr_calls == 0, "the JFR function must not be called");
     CHECK(wf_hdr->write_cursor > 0, "a record was appended");
     struct wf_record *rec = (struct wf_record *)((char *)wf_hdr + wf_hdr->ring_offset);
     CHECK(rec->commit == wf_commit_word(0), "record committed");
@@ -158,8 +235,9 @@ int main(int argc, char **argv) {
     CHECK(f[0].method == 0x1111 && f[0].bci == 7, "frame 0");
     CHECK(f[1].type == WF_FRAME_NATIVE && f[1].bci == -3, "frame 1 native");
     CHECK(f[2].method == 0x3333 && f[2].bci == 42, "frame 2");
-    CHECK(t.stats->reserved[0] == 1, "biased counted");
+    CHECK(t.stats->biased == 1, "biased counted");
     CHECK(rec->flags & WF_REC_BIASED, "biased flag on the record (%x)", rec->flags);
+    printf("ok shape callbacks-6: %s\n", wf_jvmti_api.shape);
     printf("%s\n", failures ? "FAILED" : "PASS");
     return failures ? 1 : 0;
 }
