@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,17 +19,35 @@ import (
 
 // JDK is one Java installation.
 type JDK struct {
-	Path     string `json:"path"`    // JAVA_HOME
-	Version  string `json:"version"` // e.g. 17.0.15
-	Major    int    `json:"major"`
-	Vendor   string `json:"vendor"`
+	Path    string `json:"path"`    // JAVA_HOME
+	Version string `json:"version"` // e.g. 17.0.15
+	Major   int    `json:"major"`
+	Vendor  string `json:"vendor"`
+	// VM is the virtual machine bin/java starts (the first KNOWN entry of lib/jvm.cfg):
+	// "server" for HotSpot, "zero" for the Zero interpreter.
+	VM       string `json:"vm"`
 	LibJVM   string `json:"libjvm"`
 	HasASGCT bool   `json:"asgct"` // libjvm exports AsyncGetCallTrace
 	HasJavac bool   `json:"javac"`
-	// StackAPI: which variant of OpenJDK's proposed JVMTI stack-trace API libjvm carries
-	// (StackAPICallbacks, StackAPIJFR, or "" for neither), found by its extension ids.
-	StackAPI string   `json:"jvmti_stack_api,omitempty"`
-	Sources  []string `json:"found_via"`
+	// StackAPI: which variant of OpenJDK's proposed JVMTI stack-trace API the JVM offers
+	// (StackAPICallbacks, StackAPIJFR, StackAPIUnknown, or "" for none); see stackapi.go.
+	StackAPI string `json:"jvmti_stack_api,omitempty"`
+	// StackAPIFrom says who decided StackAPI: "agent" (the walker read the parameter list
+	// in a JVM) or "ids" (a guess from libjvm's strings, when the agent could not be asked).
+	StackAPIFrom  string   `json:"jvmti_stack_api_from,omitempty"`
+	StackAPIShape string   `json:"jvmti_stack_api_shape,omitempty"` // e.g. RequestStackTrace(jthread, void*, jlong)
+	Sources       []string `json:"found_via"`
+}
+
+// Zero reports whether bin/java starts the Zero VM (interpreter only, no JIT).
+func (j JDK) Zero() bool { return j.VM == "zero" }
+
+// Name is how Pick names this JDK: its version, with -zero for the Zero VM.
+func (j JDK) Name() string {
+	if j.Zero() {
+		return j.Version + "-zero"
+	}
+	return j.Version
 }
 
 // Java is the path of the java launcher.
@@ -45,15 +65,29 @@ func (j JDK) LTS() bool {
 	return j.Major > 25 && (j.Major-25)%4 == 0
 }
 
-// Discover lists the JDKs reachable through JAVA_HOME, /usr/lib/jvm and PATH, newest first.
+// BuildsDir holds the JDK builds scripts/setup.sh --jdk-builds unpacks beside the installed
+// ones: $WALKFUZZ_JDKS, else /opt/walkfuzz/jdks.
+func BuildsDir() string {
+	if d := os.Getenv("WALKFUZZ_JDKS"); d != "" {
+		return d
+	}
+	return "/opt/walkfuzz/jdks"
+}
+
+// Discover lists the JDKs reachable through JAVA_HOME, /usr/lib/jvm, PATH and BuildsDir, in
+// the order Pick prefers them (see less).
 func Discover() []JDK {
 	var cands []struct{ path, via string }
 	if h := os.Getenv("JAVA_HOME"); h != "" {
 		cands = append(cands, struct{ path, via string }{h, "JAVA_HOME"})
 	}
-	if ents, err := os.ReadDir("/usr/lib/jvm"); err == nil {
-		for _, e := range ents {
-			cands = append(cands, struct{ path, via string }{filepath.Join("/usr/lib/jvm", e.Name()), "/usr/lib/jvm"})
+	for _, dir := range []string{"/usr/lib/jvm", BuildsDir()} {
+		if ents, err := os.ReadDir(dir); err == nil {
+			for _, e := range ents {
+				if !strings.HasPrefix(e.Name(), ".") {
+					cands = append(cands, struct{ path, via string }{filepath.Join(dir, e.Name()), dir})
+				}
+			}
 		}
 	}
 	if p, err := exec.LookPath("java"); err == nil {
@@ -86,7 +120,76 @@ func Discover() []JDK {
 	for _, r := range order {
 		out = append(out, *byReal[r])
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Major > out[b].Major })
+	sortJDKs(out)
+	return out
+}
+
+// sortJDKs orders by preference: newer major first; within a major, HotSpot before Zero,
+// JAVA_HOME before other installed JDKs before unpacked builds (BuildsDir), then the newer
+// update, then the path. So a major names the installed JDK, and an unpacked build is
+// chosen by its version or path only.
+func sortJDKs(all []JDK) {
+	sort.SliceStable(all, func(a, b int) bool { return less(all[a], all[b]) })
+}
+
+func less(a, b JDK) bool {
+	if a.Major != b.Major {
+		return a.Major > b.Major
+	}
+	if a.Zero() != b.Zero() {
+		return !a.Zero()
+	}
+	if ra, rb := sourceRank(a), sourceRank(b); ra != rb {
+		return ra < rb
+	}
+	if c := CompareVersions(a.Version, b.Version); c != 0 {
+		return c > 0
+	}
+	return a.Path < b.Path
+}
+
+func sourceRank(j JDK) int {
+	rank := 3
+	for _, s := range j.Sources {
+		r := 1
+		switch s {
+		case "JAVA_HOME":
+			r = 0
+		case BuildsDir():
+			r = 2
+		}
+		rank = min(rank, r)
+	}
+	return rank
+}
+
+// CompareVersions compares "17.0.21.1" and "17.0.15" number by number: -1, 0 or 1.
+func CompareVersions(a, b string) int {
+	na, nb := versionNumbers(a), versionNumbers(b)
+	for i := 0; i < max(len(na), len(nb)); i++ {
+		var x, y int
+		if i < len(na) {
+			x = na[i]
+		}
+		if i < len(nb) {
+			y = nb[i]
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func versionNumbers(v string) []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+		n, _ := strconv.Atoi(f)
+		out = append(out, n)
+	}
 	return out
 }
 
@@ -122,7 +225,8 @@ func Inspect(home string) (JDK, error) {
 	if j.Vendor == "Debian" || strings.Contains(props["IMPLEMENTOR_VERSION"], "Debian") {
 		j.Vendor = "Debian (OpenJDK)"
 	}
-	for _, p := range []string{"lib/server/libjvm.so", "jre/lib/amd64/server/libjvm.so"} {
+	j.VM = defaultVM(home)
+	for _, p := range []string{"lib/" + j.VM + "/libjvm.so", "jre/lib/amd64/" + j.VM + "/libjvm.so"} {
 		if _, err := os.Stat(filepath.Join(home, p)); err == nil {
 			j.LibJVM = filepath.Join(home, p)
 			break
@@ -130,11 +234,28 @@ func Inspect(home string) (JDK, error) {
 	}
 	if j.LibJVM != "" {
 		j.HasASGCT, _ = exportsSymbol(j.LibJVM, "AsyncGetCallTrace")
-		j.StackAPI = stackAPI(j.LibJVM)
+		j.inspectStackAPI()
 	}
 	_, err = os.Stat(filepath.Join(home, "bin", "javac"))
 	j.HasJavac = err == nil
 	return j, nil
+}
+
+// defaultVM is the VM the launcher starts: the first "-NAME KNOWN" line of lib/jvm.cfg
+// (Debian lists server first; the Zero builds setup.sh unpacks list zero first).
+func defaultVM(home string) string {
+	for _, cfg := range []string{"lib/jvm.cfg", "jre/lib/amd64/jvm.cfg"} {
+		b, err := os.ReadFile(filepath.Join(home, cfg))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && strings.HasPrefix(f[0], "-") && f[1] == "KNOWN" {
+				return f[0][1:]
+			}
+		}
+	}
+	return "server"
 }
 
 func parseRelease(b []byte) map[string]string {
@@ -160,43 +281,6 @@ func Major(v string) int {
 	return n
 }
 
-// The proposed JVMTI stack-trace API's extension ids (walkers/jvmti/wf_jvmti.h).
-const (
-	StackAPICallbacks = "callbacks" // com.sun.hotspot.functions.RequestStackTrace
-	StackAPIJFR       = "jfr"       // com.sun.hotspot.functions.RequestJFRStackTrace only
-	requestID         = "com.sun.hotspot.functions.RequestStackTrace"
-	jfrRequestID      = "com.sun.hotspot.functions.RequestJFRStackTrace"
-)
-
-// stackAPI looks for the extension ids among libjvm's read-only strings: a JVM registers
-// its extension functions by those names. The agent checks again at run time.
-func stackAPI(lib string) string {
-	f, err := elf.Open(lib)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sec := f.Section(".rodata")
-	if sec == nil {
-		return ""
-	}
-	data, err := sec.Data()
-	if err != nil {
-		return ""
-	}
-	return stackAPIIn(data)
-}
-
-func stackAPIIn(data []byte) string {
-	switch {
-	case bytes.Contains(data, []byte(requestID+"\x00")):
-		return StackAPICallbacks
-	case bytes.Contains(data, []byte(jfrRequestID+"\x00")):
-		return StackAPIJFR
-	}
-	return ""
-}
-
 func exportsSymbol(lib, name string) (bool, error) {
 	f, err := elf.Open(lib)
 	if err != nil {
@@ -218,11 +302,17 @@ func exportsSymbol(lib, name string) (bool, error) {
 // ErrNoJDK means discovery found nothing usable.
 var ErrNoJDK = errors.New("no JDK found: install one with scripts/setup.sh (openjdk-17-jdk-headless) or set JAVA_HOME")
 
-// Pick chooses a JDK: "" for the newest LTS found, a major version such as "17", or a path.
+// Pick chooses a JDK. spec is "" for the newest LTS found, a major version ("17"), a full
+// or partial version ("17.0.21", "17.0.21.1"), either with "-zero" for the Zero VM
+// ("17-zero"), or a JAVA_HOME path. A major or version without -zero never picks Zero; among
+// several matches it picks the first in Discover's order: the installed JDK before an
+// unpacked build, then the newer update.
 func Pick(all []JDK, spec string) (JDK, error) {
+	all = slices.Clone(all)
+	sortJDKs(all)
 	if spec == "" {
 		for _, j := range all {
-			if j.LTS() {
+			if j.LTS() && !j.Zero() {
 				return j, nil
 			}
 		}
@@ -231,27 +321,38 @@ func Pick(all []JDK, spec string) (JDK, error) {
 		}
 		return JDK{}, ErrNoJDK
 	}
-	if n, err := strconv.Atoi(spec); err == nil {
+	if v, zero := strings.CutSuffix(spec, "-zero"); versionSpec.MatchString(v) {
 		for _, j := range all {
-			if j.Major == n {
+			if j.Zero() == zero && versionMatches(j.Version, v) {
 				return j, nil
 			}
 		}
 		var have []string
 		for _, j := range all {
-			have = append(have, strconv.Itoa(j.Major))
+			have = append(have, j.Name())
 		}
-		return JDK{}, fmt.Errorf("no JDK %d found (have: %s): install it or pass --jdk PATH", n, strings.Join(have, ", "))
+		return JDK{}, fmt.Errorf("no JDK %s found (have: %s): install it, run scripts/setup.sh --jdk-builds, or pass --jdk PATH", spec, strings.Join(have, ", "))
 	}
 	real, err := filepath.EvalSymlinks(spec)
 	if err != nil {
-		return JDK{}, fmt.Errorf("--jdk %s: no such directory: pass a JAVA_HOME or a major version", spec)
+		return JDK{}, fmt.Errorf("--jdk %s: no such directory: pass a JAVA_HOME, a version or a major version", spec)
 	}
 	j, err := Inspect(real)
 	if err != nil {
-		return JDK{}, fmt.Errorf("--jdk %s is not a JDK (%v): pass a JAVA_HOME or a major version", spec, err)
+		return JDK{}, fmt.Errorf("--jdk %s is not a JDK (%v): pass a JAVA_HOME, a version or a major version", spec, err)
 	}
 	return j, nil
+}
+
+var versionSpec = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+// versionMatches: "17" matches every 17; "17.0.21" matches 17.0.21 and 17.0.21.1, not 17.0.210.
+func versionMatches(version, spec string) bool {
+	if !strings.Contains(spec, ".") {
+		n, _ := strconv.Atoi(spec)
+		return Major(version) == n
+	}
+	return version == spec || strings.HasPrefix(version, spec+".")
 }
 
 // Find is Pick over Discover for one major version; tests use it to skip, with the error's

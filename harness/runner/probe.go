@@ -17,6 +17,9 @@ import (
 // one-line reason ("unsupported: ..."). In-process walkers are probed for real: the agent
 // initializes them in a JVM that only prints its version.
 func ProbeWalker(j jdk.JDK, walker string) error {
+	if err := zeroUnsupported(j, []string{walker}); err != nil {
+		return err
+	}
 	switch walker {
 	case EBPF:
 		return ebpf.Probe()
@@ -58,4 +61,21 @@ func ProbeWalker(j jdk.JDK, walker string) error {
 		}
 	}
 	return fmt.Errorf("unsupported: the JVM did not start with walker %s: %s", walker, strings.TrimSpace(stderr.String()))
+}
+
+// zeroUnsupported names the first walker the Zero VM cannot run (measured: docs/jdk-builds.md).
+// Zero is built without JFR, and its frame anchor lacks the fields the VMStructs walker reads.
+func zeroUnsupported(j jdk.JDK, walkers []string) error {
+	if !j.Zero() {
+		return nil
+	}
+	for _, w := range walkers {
+		switch w {
+		case JFR:
+			return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) is built without JFR", j.Version, j.Path)
+		case "vmstructs":
+			return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) has no JavaFrameAnchor::_last_Java_fp and no compiled frames: the vmstructs walker is for HotSpot's server VM", j.Version, j.Path)
+		}
+	}
+	return nil
 }

@@ -56,6 +56,9 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if !j.HasASGCT && containsWalker(e.Walkers, "asgct") {
 		return nil, usage("JDK %s at %s does not export AsyncGetCallTrace: pick another with --jdk", j.Version, j.Path)
 	}
+	if err := zeroUnsupported(j, e.Walkers); err != nil {
+		return nil, usage("%v", err)
+	}
 	if j.StackAPI == "" && containsWalker(e.Walkers, JVMTI) {
 		return nil, usage("unsupported: JDK %s at %s lacks the proposed JVMTI stack-trace API (OpenJDK PR 29067): use --walker jvmti-emulated, or a JDK that `walkfuzz jdks` lists with one", j.Version, j.Path)
 	}
