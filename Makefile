@@ -10,12 +10,15 @@ APPS_SRC := $(shell find workloads/apps/src -name '*.java' 2>/dev/null)
 APPS_CP := $(shell cat workloads/apps/classpath.txt 2>/dev/null | tr '\n' ':')
 GO_SRC := $(shell find cmd harness walkers -name '*.go' 2>/dev/null) go.mod go.sum
 TEST_TIMEOUT ?= 30m
+# The planted-defect walkers of `walkfuzz selftest`: the list lives in defects.c (WF_DEFECTS).
+DEFECTS := $(shell sed -n 's/^ *X.\([a-z-]*\),.*/\1/p' walkers/plugins/defects/defects.c 2>/dev/null)
+DEFECT_PLUGINS := $(DEFECTS:%=bin/libwfdefect-%.so)
 
 .PHONY: all setup build test demo bench nightly fuzz lint clean generate report-screenshot
 all: build
 setup:
 	@scripts/setup.sh
-build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so bin/workloads.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar)
+build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so $(DEFECT_PLUGINS) bin/workloads.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar)
 
 # The build names itself (walkfuzz version, results.json, the store, the corpus): commit and
 # dirty flag from git, "unknown" outside a checkout; .git/index changes on commit and checkout.
@@ -34,6 +37,11 @@ bin/libwalkfuzz.so: $(AGENT_SRC) $(AGENT_HDR)
 bin/libfpwalk.so: walkers/plugins/fpwalk/fpwalk.c walkers/include/wf_walker.h
 	@mkdir -p bin
 	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -o $@ $<
+
+# One plugin per defect, all from one source: ASGCT plus the defect named by WF_DEFECT.
+bin/libwfdefect-%.so: walkers/plugins/defects/defects.c walkers/include/wf_walker.h
+	@mkdir -p bin
+	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -DWF_DEFECT='"$*"' -o $@ $< -ldl -lpthread
 
 bin/libwfjni.so: $(wildcard workloads/native/*.c)
 	@mkdir -p bin

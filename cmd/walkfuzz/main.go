@@ -29,7 +29,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), jdksCmd(), episodeCmd(), benchCmd(), workloadsCmd(), reproCmd(), minimizeCmd(), fuzzCmd(), nightlyCmd(), reportCmd(), mergeCmd(), walkersCmd(), corpusCmd(), versionCmd())
+	root.AddCommand(runCmd(), jdksCmd(), episodeCmd(), benchCmd(), workloadsCmd(), reproCmd(), minimizeCmd(), fuzzCmd(), nightlyCmd(), reportCmd(), mergeCmd(), walkersCmd(), corpusCmd(), versionCmd(), selftestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see walkfuzz %s --help)", err, c.Name())
 	})
