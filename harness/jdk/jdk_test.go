@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 )
 
 func TestMajor(t *testing.T) {
@@ -199,4 +200,20 @@ func TestSecondJDK17Build(t *testing.T) {
 	out, err = exec.Command(builds[0].Java(), "-version").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "Server VM")
+}
+
+// The agent answers for a stock JDK too: no request function, said by the JVM itself.
+func TestAskAgentOnStockJDK(t *testing.T) {
+	j, err := Find(17)
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	art, err := artifacts.Locate()
+	if err != nil {
+		t.Skip("agent not built: run make")
+	}
+	j.StackAPI, j.StackAPIFrom = StackAPIUnknown, "ids"
+	require.NoError(t, j.AskAgent(art.Agent))
+	assert.Equal(t, "", j.StackAPI)
+	assert.Equal(t, "agent", j.StackAPIFrom)
 }

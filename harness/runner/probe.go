@@ -63,18 +63,24 @@ func ProbeWalker(j jdk.JDK, walker string) error {
 	return fmt.Errorf("unsupported: the JVM did not start with walker %s: %s", walker, strings.TrimSpace(stderr.String()))
 }
 
-// zeroUnsupported names the first walker the Zero VM cannot run (measured: docs/jdk-builds.md).
-// Zero is built without JFR, and its frame anchor lacks the fields the VMStructs walker reads.
-func zeroUnsupported(j jdk.JDK, walkers []string) error {
+// zeroRefuses: walkers and JVM flags the Zero VM cannot run, and why (measured with Debian's
+// openjdk-17-jre-zero: docs/jdk-builds.md). It accepts the episodes' other flags.
+var zeroRefuses = map[string]string{
+	JFR:           "is built without JFR",
+	"vmstructs":   "has no JavaFrameAnchor::_last_Java_fp and no compiled frames: the vmstructs walker is for HotSpot's server VM",
+	"-XX:+UseZGC": "has no ZGC (-XX:+UseZGC)",
+}
+
+// zeroUnsupported names the first walker or JVM flag the Zero VM refuses.
+func zeroUnsupported(j jdk.JDK, walkersAndFlags ...[]string) error {
 	if !j.Zero() {
 		return nil
 	}
-	for _, w := range walkers {
-		switch w {
-		case JFR:
-			return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) is built without JFR", j.Version, j.Path)
-		case "vmstructs":
-			return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) has no JavaFrameAnchor::_last_Java_fp and no compiled frames: the vmstructs walker is for HotSpot's server VM", j.Version, j.Path)
+	for _, list := range walkersAndFlags {
+		for _, w := range list {
+			if why, ok := zeroRefuses[w]; ok {
+				return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) %s", j.Version, j.Path, why)
+			}
 		}
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
-// On Zero, JFR and vmstructs are refused up front with a reason; the rest are probed.
+// On Zero, JFR, vmstructs and ZGC are refused up front with a reason; the rest are probed.
 func TestZeroUnsupported(t *testing.T) {
 	zero := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1-zero", VM: "zero"}
 	server := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1", VM: "server"}
@@ -16,5 +16,7 @@ func TestZeroUnsupported(t *testing.T) {
 	for _, w := range []string{"asgct", "jvmti-emulated", EBPF, "plugin:/lib.so"} {
 		assert.NoError(t, zeroUnsupported(zero, []string{w}), w)
 	}
-	assert.NoError(t, zeroUnsupported(server, []string{JFR, "vmstructs"}))
+	assert.ErrorContains(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-Xmx512m", "-XX:+UseZGC"}), "has no ZGC")
+	assert.NoError(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-XX:+UseSerialGC", "-XX:+PreserveFramePointer"}))
+	assert.NoError(t, zeroUnsupported(server, []string{JFR, "vmstructs"}, []string{"-XX:+UseZGC"}))
 }

@@ -56,7 +56,7 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if !j.HasASGCT && containsWalker(e.Walkers, "asgct") {
 		return nil, usage("JDK %s at %s does not export AsyncGetCallTrace: pick another with --jdk", j.Version, j.Path)
 	}
-	if err := zeroUnsupported(j, e.Walkers); err != nil {
+	if err := zeroUnsupported(j, e.Walkers, e.JVMFlags); err != nil {
 		return nil, usage("%v", err)
 	}
 	if j.StackAPI == "" && containsWalker(e.Walkers, JVMTI) {
