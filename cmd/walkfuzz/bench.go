@@ -10,8 +10,8 @@ import (
 )
 
 func benchCmd() *cobra.Command {
-	var out, scratch string
-	var dur, fuzzDur time.Duration
+	var out, scratch, only string
+	var dur, fuzzDur, selftestBudget time.Duration
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure walkfuzz's performance targets; print a table and write JSON",
@@ -30,7 +30,8 @@ func benchCmd() *cobra.Command {
 			if err := os.MkdirAll(scratch, 0o755); err != nil {
 				return usageErr("cannot create %s: %v", scratch, err)
 			}
-			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js}, os.Stderr)
+			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js,
+				Only: only, SelftestBudget: selftestBudget}, os.Stderr)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -41,5 +42,7 @@ func benchCmd() *cobra.Command {
 	c.Flags().StringVar(&scratch, "scratch", "results/bench-runs", "directory for the benchmark's runs")
 	c.Flags().DurationVar(&dur, "duration", 6*time.Second, "length of each measured run")
 	c.Flags().DurationVar(&fuzzDur, "fuzz-duration", 60*time.Second, "length of the register-fuzzing run")
+	c.Flags().StringVar(&only, "only", "", "run one group only: selftest (planted defects, false flags)")
+	c.Flags().DurationVar(&selftestBudget, "selftest-budget", 8*time.Minute, "time for the selftest group")
 	return c
 }

@@ -38,6 +38,9 @@ type Config struct {
 	Duration     time.Duration // per measured run
 	FuzzDuration time.Duration // the register-fuzzing run
 	JDKs         []jdk.JDK
+	// Only runs one group ("selftest"); empty: every group.
+	Only           string
+	SelftestBudget time.Duration // the selftest group; 0: 8 minutes
 }
 
 type suite struct {
@@ -62,6 +65,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) ([]Metric, error) 
 	if len(cfg.JDKs) == 0 {
 		return nil, fmt.Errorf("no JDK to benchmark: run scripts/setup.sh")
 	}
+	if s.cfg.SelftestBudget == 0 {
+		s.cfg.SelftestBudget = 8 * time.Minute
+	}
+	switch cfg.Only {
+	case "":
+	case "selftest":
+		s.selftest(ctx, cfg.JDKs[0])
+		return s.metrics, nil
+	default:
+		return nil, fmt.Errorf("unknown bench group %q: the only group is selftest", cfg.Only)
+	}
 	s.reader()
 	for _, mode := range []string{"cpu", "wall"} {
 		s.fidelity(ctx, mode, cfg.JDKs[0])
@@ -76,6 +90,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) ([]Metric, error) 
 	s.registerFuzzing(ctx, cfg.JDKs[0], cfg.FuzzDuration)
 	s.outOfProcess(ctx, cfg.JDKs)
 	s.campaign()
+	s.selftest(ctx, cfg.JDKs[0])
 	return s.metrics, nil
 }
 

@@ -58,6 +58,9 @@ type Config struct {
 	JDKs      []jdk.JDK
 	Defects   []string // empty: every built plugin
 	Workloads []string // empty: DefaultWorkloads
+	// Unmodified rows to run (empty: all of Unmodified); the identity plugin always runs,
+	// it is every defect's control.
+	Unmodified []string
 	// Alone runs each defect without asgct beside it: no differential column, and the
 	// control of every oracle is the identity plugin's own run instead of the asgct walks
 	// of the same signals.
@@ -147,11 +150,18 @@ func Execute(ctx context.Context, cfg Config, progress io.Writer) (*Matrix, erro
 	if cfg.Seed == 0 {
 		cfg.Seed = 0x5e1f7e57
 	}
-	rows := append(slices.Clone(Unmodified), defects...)
+	controls := Unmodified
+	if len(cfg.Unmodified) > 0 {
+		controls = cfg.Unmodified
+		if !slices.Contains(controls, Identity) {
+			controls = append(slices.Clone(controls), Identity)
+		}
+	}
+	rows := append(slices.Clone(controls), defects...)
 	nruns := len(rows) * len(cfg.Workloads) * len(cfg.JDKs)
 	if cfg.Duration == 0 {
-		// Each run costs its duration plus JVM start-up, the classify lag and exit (~4 s).
-		cfg.Duration = max(2*time.Second, cfg.Budget/time.Duration(nruns)-4*time.Second)
+		// Each run costs its duration plus JVM start-up, the classify lag and exit (~1.5 s here).
+		cfg.Duration = max(2*time.Second, cfg.Budget/time.Duration(nruns)-1500*time.Millisecond)
 	}
 	m := &Matrix{Started: time.Now(), Budget: cfg.Budget.String(), RunLength: cfg.Duration.String(),
 		Paired: !cfg.Alone}

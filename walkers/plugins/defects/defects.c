@@ -42,8 +42,8 @@
     X(stale, 0.05, "returns the thread's previous trace instead of this one")                \
     X(native, 0.05, "reports one Java frame as a native method (bci -3)")                    \
     X(dup, 0.05, "reports one frame twice")                                                  \
-    X(crash, 0.0002, "writes to NULL inside the handler")                                   \
-    X(spin, 0.0002, "spins forever inside the handler")                                     \
+    X(crash, 0.001, "writes to NULL inside the handler")                                   \
+    X(spin, 0.001, "spins forever inside the handler")                                     \
     X(lock, 1.0, "takes a mutex and mallocs inside the handler")                             \
     X(slow, 1.0, "busy-waits until the walk took 20x what ASGCT took")                       \
     X(giveup, 0.05, "returns unknown_Java (-5) for a walk ASGCT completed")
