@@ -1,10 +1,14 @@
 package runner
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/results"
 )
 
 // On Zero, JFR, vmstructs and ZGC are refused up front with a reason; the rest are probed.
@@ -19,4 +23,31 @@ func TestZeroUnsupported(t *testing.T) {
 	assert.ErrorContains(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-Xmx512m", "-XX:+UseZGC"}), "has no ZGC")
 	assert.NoError(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-XX:+UseSerialGC", "-XX:+PreserveFramePointer"}))
 	assert.NoError(t, zeroUnsupported(server, []string{JFR, "vmstructs"}, []string{"-XX:+UseZGC"}))
+}
+
+// On a real Zero VM (scripts/setup.sh --jdk-builds): ASGCT walks it, with known stacks
+// matching; vmstructs and jfr are refused by name before a JVM starts.
+func TestZeroVM(t *testing.T) {
+	j, err := jdk.Pick(jdk.Discover(), "17-zero")
+	if err != nil {
+		t.Skip("no Zero VM: run scripts/setup.sh --jdk-builds")
+	}
+	for _, w := range []string{"vmstructs", JFR} {
+		e := testEpisode("recursion", 2000)
+		e.Walkers = []string{w}
+		_, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+		var ue *UsageError
+		require.ErrorAs(t, err, &ue, w)
+		assert.Contains(t, err.Error(), "unsupported: the Zero VM", w)
+		assert.ErrorContains(t, ProbeWalker(j, w), "unsupported: the Zero VM", w)
+	}
+	e := testEpisode("recursion", 3000)
+	e.Walkers = []string{"asgct"}
+	res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	require.NoError(t, err)
+	require.Equal(t, results.OK, res.Outcome, res.Reason)
+	assert.Positive(t, res.Classes["asgct"]["ok"], "ASGCT returns complete traces on Zero: %v", res.Classes["asgct"])
+	if ks, ok := res.KnownStack["asgct"]; ok {
+		assert.Zero(t, ks["mismatch:frame"], "known stacks: %v", ks)
+	}
 }
