@@ -161,7 +161,7 @@ func Execute(ctx context.Context, cfg Config, progress io.Writer) (*Matrix, erro
 	nruns := len(rows) * len(cfg.Workloads) * len(cfg.JDKs)
 	if cfg.Duration == 0 {
 		// Each run costs its duration plus JVM start-up, the classify lag and exit (~1.5 s here).
-		cfg.Duration = max(2*time.Second, cfg.Budget/time.Duration(nruns)-1500*time.Millisecond)
+		cfg.Duration = max(2*time.Second, (cfg.Budget/time.Duration(nruns) - 1500*time.Millisecond).Round(100*time.Millisecond))
 	}
 	m := &Matrix{Started: time.Now(), Budget: cfg.Budget.String(), RunLength: cfg.Duration.String(),
 		Paired: !cfg.Alone}
