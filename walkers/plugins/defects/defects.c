@@ -9,7 +9,8 @@
  * Which walks: the decision hashes the agent's signal number (ctx->sample, shared by every
  * walker of one signal) with the thread id, so the same sample sequence plants the same
  * defects. WALKFUZZ_DEFECT_RATE (a share, 0..1) overrides the defect's default rate; it is
- * read once in init.
+ * read once in init. An environment variable because the plugin ABI passes no options (the
+ * agent dlopens the path after plugin: verbatim) and the JVM inherits walkfuzz's environment.
  *
  * Everything walk() does is signal-safe (fixed buffers, no locks, no allocation, clock_gettime
  * is on POSIX's async-signal-safe list) except what a defect is about: `crash` writes to
