@@ -254,7 +254,7 @@ func (c *Classifier) root(id uint64) bool {
 	if r, ok := c.isRoot[id]; ok {
 		return r
 	}
-	r := c.cfg.Roots.IsRoot(c.cfg.Methods.Get(id))
+	r := c.cfg.Roots.IsRootIn(c.cfg.Methods.Get(id), c.cfg.Methods)
 	c.isRoot[id] = r
 	return r
 }

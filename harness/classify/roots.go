@@ -99,10 +99,21 @@ func (r *Roots) IsRoot(m *methods.Method) bool {
 	switch {
 	case m.ThreadClass && !m.Static && m.Name == "run" && m.Sig == "()V":
 		return true
-	case m.Static && m.Name == "main" && m.Sig == "([Ljava/lang/String;)V":
+	case m.IsMain():
 		return true
 	case r == nil:
 		r = builtin
 	}
 	return r.keys[m.Key()] || r.names[m.NameKey()]
+}
+
+// IsRootIn is IsRoot with what only the run's method table knows: the static initializer of
+// the main class is a root too. The java launcher asks JNI for main's method id before it
+// calls main, which initializes the class, so the main thread runs Main.<clinit> with no
+// Java frame below it (measured: 0.66-3.7% of the walks of short runs, all at start-up).
+func (r *Roots) IsRootIn(m *methods.Method, t *methods.Table) bool {
+	if m == nil {
+		return false
+	}
+	return r.IsRoot(m) || (m.Static && m.Name == "<clinit>" && t.DeclaresMain(m.Internal))
 }

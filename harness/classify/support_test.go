@@ -116,3 +116,21 @@ func TestHistogramAccuracy(t *testing.T) {
 	}
 	assert.Zero(t, (&histogram{}).quantile(0.5))
 }
+
+// The launcher initializes the main class through JNI before it calls main, so the main
+// class's <clinit> ends a complete stack; another class's <clinit> does not.
+func TestMainClassInitializerIsARoot(t *testing.T) {
+	tab := methods.New()
+	mainM := methods.Method{ID: 1, Internal: "app/Main", Class: "app.Main", Name: "main", Sig: "([Ljava/lang/String;)V", Static: true}
+	clinit := methods.Method{ID: 2, Internal: "app/Main", Class: "app.Main", Name: "<clinit>", Sig: "()V", Static: true}
+	other := methods.Method{ID: 3, Internal: "app/Other", Class: "app.Other", Name: "<clinit>", Sig: "()V", Static: true}
+	for _, m := range []methods.Method{mainM, clinit, other} {
+		tab.Add(m)
+	}
+	var r *Roots
+	assert.True(t, r.IsRootIn(&clinit, tab))
+	assert.False(t, r.IsRoot(&clinit), "without the table the class's main is unknown")
+	assert.False(t, r.IsRootIn(&other, tab))
+	assert.False(t, r.IsRootIn(nil, tab))
+	assert.False(t, r.IsRootIn(&clinit, methods.New()))
+}

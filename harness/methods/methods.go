@@ -61,11 +61,12 @@ type Table struct {
 	path      string
 	offset    int64 // bytes of complete lines consumed so far
 	byID      map[uint64]*Method
+	mains     map[string]bool // internal names of classes declaring static main(String[])
 	malformed int
 }
 
 // New returns an empty table (not backed by a file) for callers that add methods themselves.
-func New() *Table { return &Table{byID: make(map[uint64]*Method)} }
+func New() *Table { return &Table{byID: make(map[uint64]*Method), mains: make(map[string]bool)} }
 
 // Load reads the method table at path. A missing file is an empty table (the agent may
 // not have started); Refresh picks the file up later.
@@ -94,7 +95,7 @@ func (t *Table) Refresh() error {
 		return fmt.Errorf("method table: %w", err)
 	}
 	if st.Size() < t.offset { // rewritten from scratch: start over
-		t.byID, t.offset, t.malformed = make(map[uint64]*Method), 0, 0
+		t.byID, t.mains, t.offset, t.malformed = make(map[uint64]*Method), make(map[string]bool), 0, 0
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, t.offset, st.Size()-t.offset))
 	if err != nil {
@@ -137,7 +138,24 @@ func (t *Table) Parse(data []byte) int {
 }
 
 // Add puts m in the table; a later line for the same id replaces an earlier one.
-func (t *Table) Add(m Method) { t.byID[m.ID] = &m }
+func (t *Table) Add(m Method) {
+	t.byID[m.ID] = &m
+	if m.IsMain() {
+		t.mains[m.internal()] = true
+	}
+}
+
+// IsMain reports whether m is a launcher entry point: static void main(String[]).
+func (m Method) IsMain() bool {
+	return m.Static && m.Name == "main" && m.Sig == "([Ljava/lang/String;)V"
+}
+
+// DeclaresMain reports whether the class (internal name) declares static main(String[]).
+// The agent lists a class's methods together when it is prepared, so a class whose
+// <clinit> is in the table has its main there too.
+func (t *Table) DeclaresMain(internal string) bool {
+	return t != nil && t.mains[internal]
+}
 
 // Lookup returns the method with the given jmethodID.
 func (t *Table) Lookup(id uint64) (Method, bool) {

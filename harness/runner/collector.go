@@ -149,8 +149,7 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 	c.ks = knownstack.NewChecker(nil, c.table, h.WalkerNames, int(h.MaxDepth))
 	c.diff = differential.New(inHandler(h.WalkerNames), c.table)
 	c.oracle = oracle.New(h.WalkerNames, c.table, int(h.MaxDepth), func(id uint64) bool {
-		m, ok := c.table.Lookup(id)
-		return ok && roots.IsRoot(&m)
+		return roots.IsRootIn(c.table.Get(id), c.table)
 	})
 	return true
 }

@@ -174,7 +174,7 @@ func (o *outside) finish(res *results.Results, dir string, j jdk.JDK, jvmOutput 
 // javaRoots is the run's bottom-frame rule for walkers that name frames by class and
 // method (jfr), the one harness/classify applies to in-process walks: Thread.run() and its
 // overrides in the classes the method table marks as Thread subclasses, static main,
-// the VM's entry points and the workload's roots.txt. note says what was missing.
+// the main class's <clinit>, the VM's entry points and the workload's roots.txt. note says what was missing.
 func javaRoots(dir string) (jfr.Roots, string) {
 	roots, err := classify.LoadRoots(filepath.Join(dir, RootsFile))
 	var note string
@@ -192,7 +192,7 @@ func javaRoots(dir string) (jfr.Roots, string) {
 		}
 	}
 	return func(m jfr.Method) bool {
-		return roots.IsRoot(&methods.Method{Internal: m.Class, Name: m.Name, Sig: m.Sig, Static: m.Static,
-			ThreadClass: threads[m.Class] || m.Class == "java/lang/Thread"})
+		return roots.IsRootIn(&methods.Method{Internal: m.Class, Name: m.Name, Sig: m.Sig, Static: m.Static,
+			ThreadClass: threads[m.Class] || m.Class == "java/lang/Thread"}, t)
 	}, note
 }
