@@ -1,6 +1,10 @@
 package episode
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/walkfuzz/walkfuzz/harness/walker"
+)
 
 // Builtin lists the built-in workloads the derivation chooses from.
 var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "exceptions", "jni", "gc", "loops", "threads", "mix"}
@@ -73,7 +77,7 @@ func Derive(seed Seed, p Pins) Episode {
 		pool = Builtin
 	}
 	e.Workload = pool[r.intn(len(pool))]
-	e.Walkers = []string{"asgct"}
+	e.Walkers = []string{walker.ASGCT}
 	e.Signals = Signals{
 		Mode:       Modes[r.weighted(modeWeights...)],
 		IntervalUs: []int{100, 50, 200, 20, 1000}[r.weighted(50, 20, 15, 10, 5)],

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Seed is a 64-bit episode seed, written in hex ("0x5eed") in JSON and on the command line.
@@ -93,6 +95,11 @@ func (e *Episode) Validate() error {
 	}
 	if len(e.Walkers) == 0 {
 		return fmt.Errorf("episode has no walker: pass --walker asgct")
+	}
+	for _, w := range e.Walkers {
+		if err := walker.Check(w); err != nil {
+			return err
+		}
 	}
 	switch e.Signals.Mode {
 	case "cpu", "wall", "cpu-timer", "tgkill":

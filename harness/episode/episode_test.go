@@ -69,6 +69,10 @@ func TestValidateNamesTheFix(t *testing.T) {
 		"unknown signal mode":  func(e *Episode) { e.Signals.Mode = "itimer" },
 		"bad --inject":         func(e *Episode) { e.Inject = "segv@0" },
 		"has no walker":        func(e *Episode) { e.Walkers = nil },
+		`unknown walker "asgtc": use one of asgct, vmstructs,`: func(e *Episode) { e.Walkers = []string{"asgct", "asgtc"} },
+		"walker plugin /nonexistent/libx.so not found: give the path of a built .so": func(e *Episode) {
+			e.Walkers = []string{"plugin:/nonexistent/libx.so"}
+		},
 	}
 	for want, mut := range cases {
 		e := base

@@ -1,0 +1,55 @@
+// Package walkclass is the vocabulary of walk outcome classes: the keys of results.json
+// "classes", "known_stack" and "reference" (docs/decisions.md, "Walker registry"). Every
+// package that produces or counts a class names it from here; the harness defines no class
+// string anywhere else.
+//
+// The classes are untyped string constants, not a named type: they are map keys of
+// results.json (map[string]uint64) from the agent's log to the dashboard, and a named type
+// would add a conversion at every lookup without catching a real mistake.
+package walkclass
+
+import "strings"
+
+// Classes of one walk (DESIGN.md, "Outcome classes for a single walk").
+const (
+	OK             = "ok"              // complete: the bottom frame is a thread root
+	TruncatedShort = "truncated:short" // the bottom frame is not a thread root
+	TruncatedDepth = "truncated:depth" // stopped at the depth limit without reaching a root
+	Invalid        = "invalid"         // a frame that cannot be right
+	// Biased: a deferred trace (the proposed JVMTI API) that the JVM says it took later
+	// than asked; not the stack at the signal, whatever its shape.
+	Biased = "biased"
+)
+
+// Prefixes of the class families: error:<the walker's code name>, invalid:<reason> (the
+// frame-validity oracle), mismatch:<how> (a comparison with ground truth or a reference).
+const (
+	ErrorPrefix    = "error:"
+	InvalidPrefix  = "invalid:"
+	MismatchPrefix = "mismatch"
+)
+
+// Comparison classes: a walk against a known stack (harness/knownstack) or against the
+// reference taken at the next safepoint (harness/oracle).
+const (
+	MismatchFrame   = "mismatch:frame"   // a method differs at some depth
+	MismatchMissing = "mismatch:missing" // the walk lost frames
+	MismatchExtra   = "mismatch:extra"   // the walk invented frames
+	MismatchBci     = "mismatch:bci"     // a non-top frame's bci differs
+	MismatchBottom  = "mismatch:bottom"  // the root-most frames differ
+	SkippedStarting = "skipped:starting" // the reference ends in no thread root: nothing settled to compare
+	SkippedEntry    = "skipped:entry"    // both end in (different) roots: the thread moved between entries
+)
+
+// Error is the class of a walker's error code name: error:<name>.
+func Error(name string) string { return ErrorPrefix + name }
+
+// IsError reports whether a class is one of the error:<name> family.
+func IsError(class string) bool { return strings.HasPrefix(class, ErrorPrefix) }
+
+// IsInvalid reports whether a class is invalid or one of the frame-validity oracle's
+// invalid:<reason>.
+func IsInvalid(class string) bool { return class == Invalid || strings.HasPrefix(class, InvalidPrefix) }
+
+// IsMismatch reports whether a class is a mismatch (with or without a :<how>).
+func IsMismatch(class string) bool { return strings.HasPrefix(class, MismatchPrefix) }

@@ -1,0 +1,135 @@
+package walker
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNamesAreTheSelectableWalkersInDisplayOrder(t *testing.T) {
+	assert.Equal(t, []string{ASGCT, VMStructs, JVMTI, JVMTIEmulated, JFR, EBPF}, Names())
+	assert.NotContains(t, Names(), Reference, "the reference oracle is no --walker choice")
+}
+
+func TestParseList(t *testing.T) {
+	ws, err := ParseList("asgct,vmstructs")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"asgct", "vmstructs"}, ws)
+
+	lib := filepath.Join(t.TempDir(), "libw.so")
+	require.NoError(t, os.WriteFile(lib, nil, 0o644))
+	ws, err = ParseList("asgct, plugin:" + lib)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"asgct", "plugin:" + lib}, ws)
+}
+
+func TestParseSets(t *testing.T) {
+	sets, err := ParseSets("asgct, vmstructs,,asgct+vmstructs")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"asgct"}, {"vmstructs"}, {"asgct", "vmstructs"}}, sets)
+	_, err = ParseSets("asgct+nosuch")
+	assert.ErrorContains(t, err, `unknown walker "nosuch"`)
+	_, err = ParseSets("asgct+")
+	assert.ErrorContains(t, err, `unknown walker ""`)
+}
+
+// Every refusal is one line that names the fix.
+func TestCheckNamesTheFix(t *testing.T) {
+	for name, want := range map[string]string{
+		"nosuch":                   `unknown walker "nosuch": use one of asgct, vmstructs, jvmti, jvmti-emulated, jfr, ebpf, or plugin:PATH`,
+		"":                         `unknown walker "": use one of`,
+		Reference:                  `unknown walker "reference"`,
+		"jfr:ExecutionSample":      `unknown walker "jfr:ExecutionSample"`,
+		"plugin:/nonexistent/x.so": "walker plugin /nonexistent/x.so not found: give the path of a built .so",
+		"plugin:":                  "walker plugin  not found",
+	} {
+		err := Check(name)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), want, name)
+		assert.NotContains(t, err.Error(), "\n", name)
+		_, err = ParseList("asgct," + name)
+		assert.ErrorContains(t, err, want, name)
+	}
+	for _, name := range Names() {
+		assert.NoError(t, Check(name), name)
+	}
+}
+
+func TestEveryWalkerIsPlacedAndColoured(t *testing.T) {
+	colours := map[string]string{}
+	for _, w := range All() {
+		assert.Contains(t, []Placement{InHandler, Deferred, OutOfProcess}, w.Placement, w.Name)
+		assert.NotEqual(t, "unknown", w.Placement.String(), w.Name)
+		names := []string{w.Name}
+		for _, c := range w.Columns {
+			assert.True(t, strings.HasPrefix(c.Name, w.Name+":"), "column %s is named %s:<kind>", c.Name, w.Name)
+			assert.Equal(t, w.Name, Base(c.Name))
+			names = append(names, c.Name)
+		}
+		for _, n := range names {
+			c := Color(n)
+			assert.Regexp(t, `^#[0-9a-f]{6}$`, c, n)
+			if w.Pseudo {
+				continue
+			}
+			assert.NotEmpty(t, w.Color, "%s needs a colour of its own", w.Name)
+			if other, seen := colours[c]; seen && Base(other) != Base(n) {
+				t.Errorf("%s and %s share colour %s", other, n, c)
+			}
+			colours[c] = n
+		}
+	}
+	// Names the registry does not know keep one colour from chart to chart.
+	assert.Equal(t, Color("plugin:/a/libx.so"), Color("plugin:/a/libx.so"))
+	assert.Regexp(t, `^#[0-9a-f]{6}$`, Color(Reference))
+}
+
+func TestPlacement(t *testing.T) {
+	for name, want := range map[string]Placement{
+		ASGCT: InHandler, VMStructs: InHandler, "plugin:/x/libw.so": InHandler,
+		JVMTI: Deferred, JVMTIEmulated: Deferred, Reference: Deferred,
+		JFR: OutOfProcess, "jfr:CPUTimeSample": OutOfProcess, EBPF: OutOfProcess,
+		"nosuch": 0,
+	} {
+		assert.Equal(t, want, PlacementOf(name), name)
+	}
+	for _, w := range All() {
+		assert.Equal(t, w.Placement == Deferred, SafepointBiased(w.Name), w.Name)
+	}
+	assert.False(t, SafepointBiased("plugin:/x/libw.so"))
+	assert.True(t, HasColumns(JFR))
+	assert.False(t, HasColumns(ASGCT))
+}
+
+func TestDisplayOrder(t *testing.T) {
+	names := []string{"plugin:/x/libw.so", Reference, EBPF, "jfr:ExecutionSample", "jfr:CPUTimeSample", JFR,
+		JVMTIEmulated, JVMTI, VMStructs, ASGCT}
+	Sort(names)
+	assert.Equal(t, []string{ASGCT, VMStructs, JVMTI, JVMTIEmulated, JFR, "jfr:CPUTimeSample", "jfr:ExecutionSample",
+		EBPF, "plugin:/x/libw.so", Reference}, names)
+	for _, w := range All() {
+		if !w.Pseudo {
+			assert.NotEqual(t, "99", Rank(w.Name)[:2], "%s has a place in the display order", w.Name)
+		}
+	}
+}
+
+func TestSortAsListed(t *testing.T) {
+	names := []string{Reference, "jfr:ExecutionSample", "plugin:/x/libw.so", VMStructs, "jfr:CPUTimeSample"}
+	SortAsListed(names, []string{JFR, "plugin:/x/libw.so", VMStructs})
+	assert.Equal(t, []string{"jfr:CPUTimeSample", "jfr:ExecutionSample", "plugin:/x/libw.so", VMStructs, Reference}, names)
+}
+
+func TestLabelAndZero(t *testing.T) {
+	assert.Equal(t, "plugin:libw.so", Label("plugin:/x/y/libw.so"))
+	assert.Equal(t, ASGCT, Label(ASGCT))
+	why, ok := ZeroVMRefuses(JFR)
+	assert.True(t, ok)
+	assert.Equal(t, "is built without JFR", why)
+	_, ok = ZeroVMRefuses(ASGCT)
+	assert.False(t, ok)
+}
