@@ -39,12 +39,18 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	badEpisode := filepath.Join(tmp, "episode.json")
+	require.NoError(t, os.WriteFile(badEpisode, []byte(`{"seed": "0x1", "workload": "recursion", "walkers": ["asgtc"],
+		"signals": {"mode": "cpu", "interval_us": 100, "signal": 27}, "duration_ms": 1000, "depth": 2048}`), 0o644))
 	cases := []struct {
 		name string
 		args []string
 		want string
 	}{
 		{"unknown walker", []string{"run", "--walker", "nosuch"}, "unknown walker"},
+		{"missing plugin", []string{"run", "--walker", "asgct,plugin:/nonexistent/libw.so"}, "walker plugin /nonexistent/libw.so not found"},
+		{"unknown walker in an episode file", []string{"run", "--episode", badEpisode, "--out", filepath.Join(tmp, "e")}, `unknown walker "asgtc"`},
+		{"missing plugin in fuzz", []string{"fuzz", "--budget", "1s", "--walkers", "asgct,asgct+plugin:/nonexistent/libw.so"}, "walker plugin /nonexistent/libw.so not found"},
 		{"unknown workload", []string{"run", "--workload", "nosuch"}, "unknown workload"},
 		{"interval under floor", []string{"run", "--interval", "5us"}, "10us"},
 		{"unparsable interval", []string{"run", "--interval", "fast"}, "invalid argument"},
@@ -73,7 +79,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 			assert.Contains(t, stderr, c.want)
 		})
 	}
-	for _, d := range []string{"d", "j"} {
+	for _, d := range []string{"d", "j", "e"} {
 		_, err := os.Stat(filepath.Join(tmp, d))
 		assert.True(t, os.IsNotExist(err), "nothing half-written for a refused run (%s)", d)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/report"
 	"github.com/walkfuzz/walkfuzz/harness/store"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // printComparison is the terminal's walker-by-workload table: complete-trace share (walks)
@@ -39,8 +40,8 @@ func printComparison(out io.Writer, cells []store.Cell) {
 			never = append(never, w)
 		}
 	}
-	sort.Strings(ws)
-	sort.Strings(never)
+	walker.Sort(ws)
+	walker.Sort(never)
 	names := make([]string, 0, len(rows))
 	for r := range rows {
 		names = append(names, r)
@@ -50,11 +51,8 @@ func printComparison(out io.Writer, cells []store.Cell) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	head, biased, noData := make([]string, len(ws)), false, false
 	for i, w := range ws {
-		head[i] = w
-		if strings.HasPrefix(w, "plugin:") {
-			head[i] = "plugin:" + w[strings.LastIndex(w, "/")+1:]
-		}
-		if report.SafepointBiased(w) {
+		head[i] = walker.Label(w)
+		if walker.SafepointBiased(w) {
 			head[i] += "†"
 			biased = true
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/signalmode"
 	"github.com/walkfuzz/walkfuzz/harness/store"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // campaignFlags are the flags `fuzz` and `nightly` share.
@@ -47,7 +48,7 @@ func (f *campaignFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.DurationVar(&f.budget, "budget", 30*time.Minute, "wall time for fuzzing; no episode starts that cannot finish within it")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "parallel JVMs (default: bounded by cores and available memory at 1 GiB per JVM)")
-	fl.StringVar(&f.walkers, "walkers", "asgct", "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(KnownWalkers, ", ")+", plugin:PATH")
+	fl.StringVar(&f.walkers, "walkers", "asgct", "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
 	fl.StringVar(&f.workloads, "workloads", "", "workloads to choose from, comma-separated (default: every built-in one)")
 	fl.StringVar(&f.jdks, "jdks", "", "JDKs to choose from, comma-separated major versions or JAVA_HOMEs, or all: every JDK walkfuzz jdks lists (default: the newest LTS found)")
 	fl.StringVar(&f.store, "store", store.DefaultPath, "run history database")
@@ -62,15 +63,11 @@ func (f *campaignFlags) register(c *cobra.Command) {
 // spec builds the campaign's spec from the flags, checking every name.
 func (f *campaignFlags) spec() (campaign.Spec, error) {
 	var s campaign.Spec
-	for _, set := range splitList(f.walkers) {
-		ws := strings.Split(set, "+")
-		for _, w := range ws {
-			if !slices.Contains(KnownWalkers, w) && !strings.HasPrefix(w, "plugin:") {
-				return s, usageErr("unknown walker %q in --walkers: use %s, or plugin:PATH", w, strings.Join(KnownWalkers, ", "))
-			}
-		}
-		s.Walkers = append(s.Walkers, ws)
+	sets, err := walker.ParseSets(f.walkers)
+	if err != nil {
+		return s, usageErr("bad --walkers: %v", err)
 	}
+	s.Walkers = sets
 	for _, w := range splitList(f.workloads) {
 		if !slices.Contains(episode.Builtin, w) && !slices.Contains(episode.Apps, w) {
 			return s, usageErr("unknown workload %q in --workloads: use %s", w, strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", "))

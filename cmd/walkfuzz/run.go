@@ -17,10 +17,8 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/suites"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
-
-// KnownWalkers are the walker names `--walker` accepts (plus plugin:PATH).
-var KnownWalkers = []string{"asgct", "vmstructs", "jvmti", "jvmti-emulated", "ebpf", "jfr"}
 
 type runFlags struct {
 	walkers     string
@@ -50,7 +48,7 @@ type runFlags struct {
 
 func (f *runFlags) register(c *cobra.Command) {
 	fl := c.Flags()
-	fl.StringVar(&f.walkers, "walker", "asgct", "walker(s), comma-separated: "+strings.Join(KnownWalkers, ", ")+", plugin:PATH")
+	fl.StringVar(&f.walkers, "walker", "asgct", "walker(s), comma-separated: "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
 	fl.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", ")+" (default: recursion, or chosen by --seed)")
 	fl.DurationVar(&f.duration, "duration", 0, "how long the workload runs (default 10s, or chosen by --seed)")
 	fl.DurationVar(&f.interval, "interval", 0, "signal interval, 10us or more (default 100us, or chosen by --seed)")
@@ -89,16 +87,9 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		}
 		return e, e.Validate()
 	}
-	walkers := strings.Split(f.walkers, ",")
-	for _, w := range walkers {
-		if !slices.Contains(KnownWalkers, w) && !strings.HasPrefix(w, "plugin:") {
-			return episode.Episode{}, usageErr("unknown walker %q: use one of %s, or plugin:PATH", w, strings.Join(KnownWalkers, ", "))
-		}
-		if strings.HasPrefix(w, "plugin:") {
-			if _, err := os.Stat(strings.TrimPrefix(w, "plugin:")); err != nil {
-				return episode.Episode{}, usageErr("walker plugin %s not found: give the path of a built .so", strings.TrimPrefix(w, "plugin:"))
-			}
-		}
+	walkers, err := walker.ParseList(f.walkers)
+	if err != nil {
+		return episode.Episode{}, usageErr("%v", err)
 	}
 	if _, _, ext := suites.Parse(f.workload); f.workload != "" && !ext && !slices.Contains(episode.Builtin, f.workload) && !slices.Contains(episode.Apps, f.workload) {
 		return episode.Episode{}, usageErr("unknown workload %q: see walkfuzz run --help for the list", f.workload)

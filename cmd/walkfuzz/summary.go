@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/walkfuzz/walkfuzz/harness/report"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // printSummary is what a person reads after `walkfuzz run`.
@@ -40,7 +40,7 @@ func printSummary(out io.Writer, r *results.Results) {
 	for w := range r.Classes {
 		names = append(names, w)
 	}
-	sort.Slice(names, func(a, b int) bool { return walkerOrder(r.Walkers, names[a]) < walkerOrder(r.Walkers, names[b]) })
+	walker.SortAsListed(names, r.Walkers)
 	for _, w := range names {
 		cls := r.Classes[w]
 		var total uint64
@@ -55,7 +55,7 @@ func printSummary(out io.Writer, r *results.Results) {
 		if l, ok := r.LatencyNs[w]; ok {
 			fmt.Fprintf(out, ", latency p50 %s p99 %s max %s", ns(l.P50), ns(l.P99), ns(l.Max))
 		}
-		if report.SafepointBiased(w) {
+		if walker.SafepointBiased(w) {
 			fmt.Fprint(out, " (safepoint-biased: traces taken at the next safepoint)")
 		}
 		fmt.Fprintln(out)
@@ -109,19 +109,4 @@ func ns(v uint64) string {
 		return fmt.Sprintf("%.1fus", float64(v)/1e3)
 	}
 	return fmt.Sprintf("%dns", v)
-}
-
-// walkerOrder sorts walkers as the episode listed them; JFR's per-event entries follow jfr,
-// the reference oracle comes last.
-func walkerOrder(ws []string, name string) string {
-	base, _, _ := strings.Cut(name, ":")
-	if strings.HasPrefix(name, "plugin:") {
-		base = name
-	}
-	for i, w := range ws {
-		if w == base {
-			return fmt.Sprintf("%02d%s", i, name)
-		}
-	}
-	return "99" + name
 }

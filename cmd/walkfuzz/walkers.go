@@ -10,6 +10,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 func walkersCmd() *cobra.Command {
@@ -24,9 +25,9 @@ func walkersCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			names := append([]string{}, KnownWalkers...)
+			names := walker.Names()
 			if art, err := artifacts.Locate(); err == nil && artifacts.Exists(art.Bin+"/libfpwalk.so") {
-				names = append(names, "plugin:"+art.Bin+"/libfpwalk.so")
+				names = append(names, walker.PluginPrefix+art.Bin+"/libfpwalk.so")
 			}
 			var ok []string
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
