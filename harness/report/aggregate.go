@@ -7,6 +7,8 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/store"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 type acc struct {
@@ -104,7 +106,7 @@ func (a *acc) add(r *store.Run, w string) {
 	if ks, ok := r.KnownStack[w]; ok {
 		a.KnownTagged += ks["tagged"]
 		for k, n := range ks {
-			if strings.HasPrefix(k, "mismatch") {
+			if walkclass.IsMismatch(k) {
 				a.KnownMismatch += n
 			}
 		}
@@ -122,22 +124,22 @@ func (a *acc) finish() WalkerStats {
 	var errs, mismatch uint64
 	for k, n := range a.classes {
 		switch {
-		case strings.HasPrefix(k, "error:"):
+		case walkclass.IsError(k):
 			errs += n
-		case strings.HasPrefix(k, "mismatch"):
+		case walkclass.IsMismatch(k):
 			mismatch += n
 		}
 	}
 	var invalid uint64 // "invalid" and the frame-validity oracle's "invalid:<reason>"
 	for k, n := range a.classes {
-		if k == "invalid" || strings.HasPrefix(k, "invalid:") {
+		if walkclass.IsInvalid(k) {
 			invalid += n
 		}
 	}
-	s.Complete, s.Errors, s.Invalid = share(a.classes["ok"]), share(errs), share(invalid)
-	s.TruncDepth, s.TruncShort, s.Mismatch = share(a.classes["truncated:depth"]), share(a.classes["truncated:short"]), share(mismatch)
+	s.Complete, s.Errors, s.Invalid = share(a.classes[walkclass.OK]), share(errs), share(invalid)
+	s.TruncDepth, s.TruncShort, s.Mismatch = share(a.classes[walkclass.TruncatedDepth]), share(a.classes[walkclass.TruncatedShort]), share(mismatch)
 	s.P50, s.P99 = median(a.p50s), median(a.p99s)
-	s.SafepointBiased = SafepointBiased(s.Walker)
+	s.SafepointBiased = walker.SafepointBiased(s.Walker)
 	s.AgentSignals = a.requested > 0
 	if a.requested > 0 {
 		s.Fidelity = float64(a.deliv) / float64(a.requested)
@@ -166,7 +168,7 @@ func (ga *groupAcc) finish() Group {
 	for w := range ga.walkers {
 		names = append(names, w)
 	}
-	sort.Slice(names, func(i, j int) bool { return walkerRank(names[i]) < walkerRank(names[j]) })
+	walker.Sort(names)
 	var accs []*acc
 	for _, w := range names {
 		a := ga.walkers[w]
@@ -175,7 +177,7 @@ func (ga *groupAcc) finish() Group {
 			continue
 		}
 		s := a.finish()
-		s.Color = walkerColor(w)
+		s.Color = walker.Color(w)
 		accs = append(accs, a)
 		g.Walkers = append(g.Walkers, s)
 	}
@@ -214,7 +216,7 @@ func errorRows(accs []*acc) []ErrorRow {
 	totals := map[string]uint64{}
 	for _, a := range accs {
 		for k, n := range a.classes {
-			if strings.HasPrefix(k, "error:") {
+			if walkclass.IsError(k) {
 				totals[k] += n
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 // Charts are inline SVG: the geometry is computed here and the templates only place it,
@@ -54,8 +56,8 @@ type StackChart struct {
 
 // classColors: green for complete, warm for the walker's own failures, neutral for the rest.
 var classColors = []struct{ name, color string }{
-	{"complete", "#2e9d4f"}, {"error", "#d9534f"}, {"truncated:depth", "#f0ad4e"},
-	{"truncated:short", "#e8d44d"}, {"invalid", "#8e44ad"}, {"mismatch", "#34495e"}, {"other", "#b0b0b0"},
+	{"complete", "#2e9d4f"}, {"error", "#d9534f"}, {walkclass.TruncatedDepth, "#f0ad4e"},
+	{walkclass.TruncatedShort, "#e8d44d"}, {walkclass.Invalid, "#8e44ad"}, {"mismatch", "#34495e"}, {"other", "#b0b0b0"},
 }
 
 func classChart(ws []WalkerStats) *StackChart {
@@ -127,7 +129,7 @@ func errorChart(ws []WalkerStats, rows []ErrorRow) *BarChart {
 	c := &BarChart{Width: chartW}
 	for i, r := range rows {
 		y := top + float64(i)*groupH
-		c.Labels = append(c.Labels, Label{X: labelW - 8, Y: y + groupH/2 + 1, Text: shorten(strings.TrimPrefix(r.Class, "error:"), 19)})
+		c.Labels = append(c.Labels, Label{X: labelW - 8, Y: y + groupH/2 + 1, Text: shorten(strings.TrimPrefix(r.Class, walkclass.ErrorPrefix), 19)})
 		for k, s := range r.Shares {
 			c.Bars = append(c.Bars, Seg{X: labelW, Y: y + float64(k)*barH, W: math.Max(s/scale*plotW, 0.5), H: barH - 1,
 				Color: ws[k].Color, Title: fmt.Sprintf("%s %s: %.3f%% (%d walks)", ws[k].Walker, r.Class, 100*s, r.Counts[k])})
@@ -248,19 +250,4 @@ func niceCeil(v float64) (float64, int) {
 		}
 	}
 	return 10 * p, 5
-}
-
-var walkerColors = map[string]string{"asgct": "#1f77b4", "vmstructs": "#ff7f0e", "jvmti": "#2ca02c", "jvmti-emulated": "#98df8a",
-	"jfr": "#d62728", "jfr:ExecutionSample": "#d62728", "jfr:CPUTimeSample": "#ff9896", "ebpf": "#9467bd"}
-var extraColors = []string{"#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"}
-
-func walkerColor(w string) string {
-	if c, ok := walkerColors[w]; ok {
-		return c
-	}
-	h := 0
-	for _, r := range w {
-		h = h*31 + int(r)
-	}
-	return extraColors[(h%len(extraColors)+len(extraColors))%len(extraColors)]
 }

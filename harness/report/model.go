@@ -10,6 +10,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/store"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Model is everything the templates show.
@@ -81,16 +82,16 @@ func glance(gs []Group) Glance {
 			}
 		}
 	}
-	sort.Slice(names, func(i, j int) bool { return walkerRank(names[i]) < walkerRank(names[j]) })
+	walker.Sort(names)
 	for i, n := range names {
 		col[n] = i
-		g.Walkers = append(g.Walkers, GlanceWalker{Name: n, SafepointBiased: SafepointBiased(n)})
+		g.Walkers = append(g.Walkers, GlanceWalker{Name: n, SafepointBiased: walker.SafepointBiased(n)})
 	}
 	for _, grp := range gs {
 		row := GlanceRow{Label: grp.Workload + " · JDK " + grp.JDK, Anchor: grp.Anchor, Cells: make([]GlanceCell, len(names))}
 		for _, w := range grp.NoWalks {
 			if i, ok := col[w.Walker]; ok {
-				row.Cells[i] = GlanceCell{Ran: true, Crash: w.Crashes+w.Hangs > 0, SafepointBiased: SafepointBiased(w.Walker)}
+				row.Cells[i] = GlanceCell{Ran: true, Crash: w.Crashes+w.Hangs > 0, SafepointBiased: walker.SafepointBiased(w.Walker)}
 			}
 		}
 		best, ranked := -1, 0

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/walkfuzz/walkfuzz/harness/store"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 type trendPoint struct {
@@ -52,7 +54,7 @@ func trend(nights []store.Night, runs []store.Run) *LineChart {
 			if s[i] == nil {
 				s[i] = &sums{}
 			}
-			s[i].ok += c.Classes["ok"]
+			s[i].ok += c.Classes[walkclass.OK]
 			s[i].walks += c.Walks
 		}
 	}
@@ -60,7 +62,7 @@ func trend(nights []store.Night, runs []store.Run) *LineChart {
 	for w := range perWalker {
 		names = append(names, w)
 	}
-	sort.Slice(names, func(i, j int) bool { return walkerRank(names[i]) < walkerRank(names[j]) })
+	walker.Sort(names)
 
 	lo := 1.0
 	for _, w := range names {
@@ -81,7 +83,7 @@ func trend(nights []store.Night, runs []store.Run) *LineChart {
 	}
 	y := func(v float64) float64 { return c.PlotY + (1-(v-lo)/(1-lo))*c.PlotH }
 	for _, w := range names {
-		s := Series{Name: w, Color: walkerColor(w)}
+		s := Series{Name: w, Color: walker.Color(w)}
 		for i, p := range perWalker[w] {
 			if p == nil || p.walks == 0 {
 				continue
@@ -101,7 +103,7 @@ func trend(nights []store.Night, runs []store.Run) *LineChart {
 		c.YTicks = append(c.YTicks, Tick{X: c.PlotX - 6, Y: y(v) + 4, Label: fmt.Sprintf("%.0f%%", 100*v)})
 	}
 	for i, w := range names {
-		c.Legend = append(c.Legend, Legend{X: c.PlotX + float64(i)*110, Y: c.PlotY + c.PlotH + 36, Color: walkerColor(w), Label: w})
+		c.Legend = append(c.Legend, Legend{X: c.PlotX + float64(i)*110, Y: c.PlotY + c.PlotH + 36, Color: walker.Color(w), Label: w})
 	}
 	c.Height = c.PlotY + c.PlotH + 48
 	return c

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // CellKey is the grain at which walkers are compared: one walker on one workload on one
@@ -35,7 +37,7 @@ func (c *Cell) Complete() float64 {
 	if c.Walks == 0 {
 		return 0
 	}
-	return float64(c.Classes["ok"]) / float64(c.Walks)
+	return float64(c.Classes[walkclass.OK]) / float64(c.Walks)
 }
 
 // JDKRelease is the feature release a run's full JDK version belongs to.
@@ -82,19 +84,19 @@ func Cells(runs []Run) []Cell {
 	return out
 }
 
-// ColumnWalkers are the columns a run contributes to: its walkers, except that the jfr walker
-// reports one column per JDK event type (jfr:ExecutionSample, jfr:CPUTimeSample), which
-// sample in very different ways.
+// ColumnWalkers are the columns a run contributes to: its walkers, except that a walker with
+// per-kind columns in the registry (jfr: one per JDK event type, jfr:ExecutionSample,
+// jfr:CPUTimeSample, which sample in very different ways) contributes those it reported.
 func ColumnWalkers(r *Run) []string {
 	var out []string
 	for _, w := range r.Walkers {
-		if _, ok := r.Classes[w]; ok || w != "jfr" {
+		if _, ok := r.Classes[w]; ok || !walker.HasColumns(w) {
 			out = append(out, w)
 			continue
 		}
 		var events []string
 		for k := range r.Classes {
-			if strings.HasPrefix(k, "jfr:") {
+			if strings.HasPrefix(k, w+":") {
 				events = append(events, k)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Synthetic makes a plausible run without a JVM, the same for the same arguments: the
@@ -17,7 +19,7 @@ func Synthetic(campaign string, index int64, at time.Time) Run {
 	e := episode.Derive(seed, episode.Pins{Workloads: []string{"recursion", "deopt", "lambdas", "exceptions"}})
 	x := uint64(seed) >> 7
 	jdks := []string{"17.0.15", "21.0.7", "25.0.1"}
-	walkerSets := [][]string{{"asgct"}, {"vmstructs"}, {"asgct", "vmstructs"}}
+	walkerSets := [][]string{{walker.ASGCT}, {walker.VMStructs}, {walker.ASGCT, walker.VMStructs}}
 	e.Walkers = walkerSets[x%3]
 	e.JDK = jdks[(x>>4)%3][:2]
 	walks := 20000 + x%30000
@@ -34,14 +36,14 @@ func Synthetic(campaign string, index int64, at time.Time) Run {
 		errs := walks * (2 + skew) / 100
 		trunc := walks * (1 + (x>>12)%3) / 100
 		inval := walks * ((x >> 14) % 2) / 200
-		code := map[string]string{"asgct": "error:unknown_Java", "vmstructs": "error:break_compiled"}[w]
-		r.Classes[w] = map[string]uint64{"ok": walks - errs - trunc - inval, code: errs * 3 / 4,
-			"error:not_walkable_Java": errs - errs*3/4, "truncated:short": trunc, "invalid": inval}
+		code := walkclass.Error(map[string]string{walker.ASGCT: "unknown_Java", walker.VMStructs: "break_compiled"}[w])
+		r.Classes[w] = map[string]uint64{walkclass.OK: walks - errs - trunc - inval, code: errs * 3 / 4,
+			walkclass.Error("not_walkable_Java"): errs - errs*3/4, walkclass.TruncatedShort: trunc, walkclass.Invalid: inval}
 		r.Latency[w] = results.Latency{P50: 900 + 400*uint64(k) + x%300, P99: 8000 + x%4000, Max: 40000 + x%90000}
 	}
 	if len(r.Walkers) == 2 {
 		dis := walks * (1 + (x>>16)%4) / 100
-		r.Differential = map[string]map[string]uint64{"asgct~vmstructs": {"samples": walks, "agree": walks - dis, "both_ok": walks * 9 / 10, "mismatch:frame": dis}}
+		r.Differential = map[string]map[string]uint64{"asgct~vmstructs": {"samples": walks, "agree": walks - dis, "both_ok": walks * 9 / 10, walkclass.MismatchFrame: dis}}
 	}
 	switch x % 97 {
 	case 3, 41:
