@@ -55,6 +55,9 @@ func ProbeFor(freqHz, depth int, raiseRate bool) (Limits, error) {
 }
 
 func probe() error {
+	if archErr != nil {
+		return archErr
+	}
 	if err := checkCaps(); err != nil {
 		return err
 	}
