@@ -27,6 +27,12 @@ type Executor interface {
 	Run(ctx context.Context, e episode.Episode, j jdk.JDK, dir string) (*results.Results, error)
 }
 
+// Observer is a Plan that learns from finished runs (harness/feedback): the campaign hands
+// it every stored run, in the order they end.
+type Observer interface {
+	Observe(i int64, r store.Run)
+}
+
 // Corpus keeps findings; key names the run (campaign/index) so a repeated add is a no-op.
 // corpus.Dir is the filesystem one.
 type Corpus interface {
@@ -208,6 +214,9 @@ func (r *run) one(ctx context.Context, i int64, e episode.Episode) error {
 	wrote := time.Now()
 	if err := r.st.AddRun(row); err != nil {
 		return err
+	}
+	if o, ok := r.plan.(Observer); ok {
+		o.Observe(i, row)
 	}
 	r.record(row, newBucket, time.Since(wrote))
 	return nil

@@ -30,6 +30,9 @@ type Spec struct {
 	DurationCap int          `json:"duration_cap_ms,omitempty"`
 	Modes       []string     `json:"modes,omitempty"`    // signal modes to draw from; empty: every mode (see LeaveOutRefusedModes)
 	Episodes    int64        `json:"episodes,omitempty"` // 0: until the budget runs out
+	// FeedbackPct: the share of indices that run a mutation of an interesting episode
+	// (harness/feedback); 0 is a blind campaign, every index its seed's fresh episode.
+	FeedbackPct int `json:"feedback_pct,omitempty"`
 }
 
 // SeedFor is the seed of index i: a splitmix64 step from the base, so neighbouring indices
@@ -37,6 +40,9 @@ type Spec struct {
 func SeedFor(base episode.Seed, i int64) episode.Seed {
 	return episode.Seed(mix(uint64(base) + uint64(i+1)*0x9E3779B97F4A7C15))
 }
+
+// Mix is the splitmix64 finalizer seeds are drawn with, for plans that draw more per index.
+func Mix(z uint64) uint64 { return mix(z) }
 
 func mix(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9

@@ -1,0 +1,89 @@
+package episode
+
+import "slices"
+
+// Dimensions are what a mutation may change, one at a time, in the order Mutate draws them.
+var Dimensions = []string{"mode", "interval", "jitter", "pattern", "threads", "depth", "jvm_flags", "register", "deopt", "phase"}
+
+// Mutate returns parent with one dimension changed, and that dimension's name. The new value
+// is the one the mutation's seed derives for the same workload, walkers and JDK (a donor
+// episode), so a mutation draws from the same distributions as a fresh episode and stays
+// within what the machine allows (modes: the signal modes it accepts, empty for all). A draw
+// that happens to equal the parent's value tries the next dimension; the result carries the
+// mutation's seed, and its whole episode is what a replay runs, not a re-derivation.
+func Mutate(parent Episode, seed Seed, modes []string) (Episode, string) {
+	donor := Derive(seed, Pins{Workload: parent.Workload, Walkers: parent.Walkers, JDK: parent.JDK, Modes: modes})
+	child := clone(parent)
+	child.Seed = seed
+	r := &rng{s: uint64(seed) ^ 0x6d757461}
+	start := r.intn(len(Dimensions))
+	for k := range Dimensions {
+		dim := Dimensions[(start+k)%len(Dimensions)]
+		if apply(&child, donor, dim) {
+			return child, dim
+		}
+	}
+	return child, "seed" // every dimension already matched the donor: only the seed differs
+}
+
+// apply copies one dimension from donor into e; false when it would change nothing.
+func apply(e *Episode, donor Episode, dim string) bool {
+	switch dim {
+	case "mode":
+		return set(&e.Signals.Mode, donor.Signals.Mode)
+	case "interval":
+		return set(&e.Signals.IntervalUs, donor.Signals.IntervalUs)
+	case "jitter":
+		return set(&e.Signals.JitterPct, donor.Signals.JitterPct)
+	case "pattern":
+		return set(&e.Signals.Pattern, donor.Signals.Pattern)
+	case "threads":
+		return set(&e.Threads, donor.Threads)
+	case "depth":
+		return set(&e.Depth, donor.Depth)
+	case "jvm_flags":
+		if slices.Equal(e.JVMFlags, donor.JVMFlags) {
+			return false
+		}
+		e.JVMFlags = append([]string{}, donor.JVMFlags...)
+		return true
+	case "register":
+		return set(&e.Perturb.RegisterPct, donor.Perturb.RegisterPct)
+	case "deopt":
+		return set(&e.Perturb.DeoptIntervalMs, donor.Perturb.DeoptIntervalMs)
+	case "phase":
+		v, ok := donor.WorkloadParams["phase_ms"]
+		if !ok || e.WorkloadParams["phase_ms"] == v {
+			return false
+		}
+		if e.WorkloadParams == nil {
+			e.WorkloadParams = map[string]string{}
+		}
+		e.WorkloadParams["phase_ms"] = v
+		return true
+	}
+	return false
+}
+
+func set[T comparable](dst *T, v T) bool {
+	if *dst == v {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// clone copies the episode's slices and maps so a mutation never writes into its parent.
+func clone(e Episode) Episode {
+	c := e
+	c.JVMFlags = append([]string{}, e.JVMFlags...)
+	c.Walkers = append([]string{}, e.Walkers...)
+	c.JavaArgs = append([]string(nil), e.JavaArgs...)
+	if e.WorkloadParams != nil {
+		c.WorkloadParams = make(map[string]string, len(e.WorkloadParams))
+		for k, v := range e.WorkloadParams {
+			c.WorkloadParams[k] = v
+		}
+	}
+	return c
+}

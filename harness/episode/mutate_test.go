@@ -1,0 +1,70 @@
+package episode
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// differing names the fields two episodes differ in (the seed left out).
+func differing(a, b Episode) []string {
+	var out []string
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for i := 0; i < va.NumField(); i++ {
+		name := va.Type().Field(i).Name
+		if name == "Seed" {
+			continue
+		}
+		fa, fb := va.Field(i), vb.Field(i)
+		if fa.Kind() == reflect.Struct {
+			for k := 0; k < fa.NumField(); k++ {
+				if !reflect.DeepEqual(fa.Field(k).Interface(), fb.Field(k).Interface()) {
+					out = append(out, name+"."+fa.Type().Field(k).Name)
+				}
+			}
+			continue
+		}
+		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func TestMutateChangesOneDimension(t *testing.T) {
+	dims := map[string]int{}
+	for s := Seed(1); s <= 400; s++ {
+		parent := Derive(s*7919, Pins{Workload: "deopt", Walkers: []string{"asgct", "vmstructs"}, JDK: "17"})
+		before := parent.JSON()
+		child, dim := Mutate(parent, s, nil)
+		require.Equal(t, string(before), string(parent.JSON()), "the parent is not written into")
+		assert.Equal(t, s, child.Seed)
+		assert.Equal(t, parent.Workload, child.Workload)
+		assert.Equal(t, parent.Walkers, child.Walkers)
+		assert.Equal(t, parent.JDK, child.JDK)
+		require.NoError(t, child.Validate())
+		diff := differing(parent, child)
+		if dim == "seed" {
+			assert.Empty(t, diff)
+		} else {
+			assert.Len(t, diff, 1, "%s changed %v", dim, diff)
+		}
+		dims[dim]++
+		again, dim2 := Mutate(parent, s, nil)
+		assert.Equal(t, child, again, "a mutation is a function of parent and seed")
+		assert.Equal(t, dim, dim2)
+	}
+	for _, d := range Dimensions {
+		assert.Greater(t, dims[d], 0, "dimension %s never mutated in 400 draws", d)
+	}
+}
+
+func TestMutateKeepsToAllowedModes(t *testing.T) {
+	for s := Seed(1); s <= 200; s++ {
+		parent := Derive(s, Pins{Modes: []string{"wall", "tgkill"}})
+		child, _ := Mutate(parent, s+1000, []string{"wall", "tgkill"})
+		assert.Contains(t, []string{"wall", "tgkill"}, child.Signals.Mode)
+	}
+}

@@ -1,0 +1,105 @@
+package feedback
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+func TestTuples(t *testing.T) {
+	r := store.Run{JDK: "17.0.15", Outcome: "crash", Bucket: "b123",
+		Classes:      map[string]map[string]uint64{"asgct": {"ok": 10, "error:unknown_Java": 2, "invalid": 0}},
+		KnownStack:   map[string]map[string]uint64{"asgct": {"tagged": 5, "ok": 4, "mismatch:frame": 1}},
+		Differential: map[string]map[string]uint64{"asgct~vmstructs": {"samples": 9, "agree": 9}},
+		Latency:      map[string]results.Latency{"asgct": {P50: 500, P99: 1500}}}
+	assert.Equal(t, []string{
+		"b|b123",
+		"c|asgct|error:unknown_Java|jdk17", "c|asgct|ok|jdk17",
+		"d|asgct~vmstructs|agree|jdk17",
+		"k|asgct|mismatch:frame|jdk17", "k|asgct|ok|jdk17",
+		"l|asgct|p99<2^11|jdk17",
+		"o|crash|jdk17",
+	}, Tuples(r))
+
+	p := NewPool()
+	assert.Equal(t, 8, p.Add(r))
+	assert.Equal(t, 0, p.Add(r), "nothing new the second time")
+	r.JDK = "25.0.3"
+	assert.Equal(t, 7, p.Add(r), "the same facts on another JDK are new; the bucket is not")
+	assert.Len(t, p.Interesting(), 2)
+	assert.Equal(t, 15, p.Seen())
+}
+
+// world is a scripted JVM whose walk classes depend on the episode's dimensions, with rare
+// classes only a combination of them reaches: what feedback is for.
+type world struct{}
+
+func (world) Run(ctx context.Context, e episode.Episode, j jdk.JDK, dir string) (*results.Results, error) {
+	cls := map[string]uint64{"ok": 100}
+	cls[fmt.Sprintf("error:mode_%s", e.Signals.Mode)] = 1
+	cls[fmt.Sprintf("error:depth_%d", e.Depth)] = 1
+	if e.Signals.Mode == "wall" {
+		cls[fmt.Sprintf("error:wall_interval_%d", e.Signals.IntervalUs)] = 1
+		if e.Signals.IntervalUs == 20 {
+			cls[fmt.Sprintf("error:wall20_threads_%d_depth_%d", e.Threads, e.Depth)] = 1
+		}
+	}
+	if strings.Contains(strings.Join(e.JVMFlags, " "), "-Xcomp") {
+		cls[fmt.Sprintf("error:xcomp_jitter_%d", e.Signals.JitterPct)] = 1
+	}
+	return &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e, RunDir: dir,
+		JDK: results.JDK{Version: j.Version}, Outcome: results.OK,
+		Classes: map[string]map[string]uint64{"asgct": cls}}, nil
+}
+
+func runWorld(t *testing.T, pct int, n int64) (*Plan, *store.Store) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "w.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	spec := campaign.Spec{SeedBase: 0xfeed, Workloads: []string{"recursion"}, Episodes: n, FeedbackPct: pct}
+	p := NewPlan(spec)
+	_, err = campaign.Run(context.Background(), p, world{}, st, nil, campaign.Options{Jobs: 1, RunsDir: filepath.Join(dir, "runs"),
+		ResolveJDK: func(string) (jdk.JDK, error) { return jdk.JDK{Version: "17.0.15", Major: 17}, nil }})
+	require.NoError(t, err)
+	return p, st
+}
+
+func TestFeedbackCampaignMutatesInterestingEpisodes(t *testing.T) {
+	p, st := runWorld(t, 50, 300)
+	runs, err := st.Runs(store.Filter{})
+	require.NoError(t, err)
+	require.Len(t, runs, 300)
+	mutated := 0
+	for _, r := range runs {
+		if m := p.Mutation(r.Index); m != "" {
+			mutated++
+			assert.Equal(t, campaign.SeedFor(0xfeed, r.Index), r.Seed, "a mutation carries its index's seed")
+			assert.NotEqual(t, p.Spec.Episode(r.Index), r.Episode, "index %d: %s", r.Index, m)
+		} else {
+			assert.Equal(t, p.Spec.Episode(r.Index), r.Episode)
+		}
+	}
+	assert.InDelta(t, 150, mutated, 40, "about half the indices mutate")
+
+	blind, _ := runWorld(t, 0, 300)
+	t.Logf("distinct tuples after 300 episodes: feedback %d, blind %d", p.Pool.Seen(), blind.Pool.Seen())
+	assert.Greater(t, p.Pool.Seen(), blind.Pool.Seen(), "feedback reaches combinations blind draws miss")
+
+	// A resume rebuilds the pool from the store.
+	again := NewPlan(p.Spec)
+	require.NoError(t, again.Preload(st))
+	assert.Equal(t, p.Pool.Seen(), again.Pool.Seen())
+	assert.NotEqual(t, p.Spec.ID(), blind.Spec.ID(), "feedback is part of the campaign's name")
+}

@@ -1,0 +1,82 @@
+package feedback
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+// Plan is a seeded campaign (campaign.Spec) with feedback: index i runs a mutation of an
+// interesting episode when a coin drawn from its seed falls under Spec.FeedbackPct and the
+// pool has one, and Spec's fresh episode otherwise. Which episode a mutated index runs
+// depends on the runs that ended before it started, so unlike a blind campaign it is not a
+// function of the flags alone: each mutated episode is stored whole (store, corpus,
+// results.json) and replays from there.
+type Plan struct {
+	Spec campaign.Spec
+	Pool *Pool
+
+	mu      sync.Mutex
+	mutated map[int64]string // index -> "mutation of <parent seed>: <dimension>"
+}
+
+// NewPlan returns the feedback plan of spec with an empty pool.
+func NewPlan(spec campaign.Spec) *Plan {
+	return &Plan{Spec: spec, Pool: NewPool(), mutated: map[int64]string{}}
+}
+
+// Campaign is the spec's store row; the share is part of the spec, so a campaign with
+// feedback never resumes as a blind one or the other way round.
+func (p *Plan) Campaign() store.Campaign { return p.Spec.Campaign() }
+
+// Len is the spec's size.
+func (p *Plan) Len() int64 { return p.Spec.Len() }
+
+// Salts for the draws an index makes from its seed (apart from the episode's own).
+const (
+	saltCoin   = 0xfeedc017
+	saltParent = 0xfeed9a7e
+)
+
+// Episode is index i's episode: a mutation or a fresh one.
+func (p *Plan) Episode(i int64) episode.Episode {
+	seed := campaign.SeedFor(p.Spec.SeedBase, i)
+	if p.Spec.FeedbackPct > 0 && int(campaign.Mix(uint64(seed)^saltCoin)%100) < p.Spec.FeedbackPct {
+		if parent, ok := p.Pool.pick(campaign.Mix(uint64(seed) ^ saltParent)); ok {
+			e, dim := episode.Mutate(parent.Run.Episode, seed, p.Spec.Modes)
+			if p.Spec.DurationCap > 0 && e.DurationMs > p.Spec.DurationCap {
+				e.DurationMs = p.Spec.DurationCap
+			}
+			p.mu.Lock()
+			p.mutated[i] = fmt.Sprintf("mutation of %s: %s", parent.Run.Seed, dim)
+			p.mu.Unlock()
+			return e
+		}
+	}
+	return p.Spec.Episode(i)
+}
+
+// Mutation says what index i's episode mutated, "" for a fresh one.
+func (p *Plan) Mutation(i int64) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mutated[i]
+}
+
+// Observe feeds a finished run to the pool (campaign.Observer).
+func (p *Plan) Observe(i int64, r store.Run) { p.Pool.Add(r) }
+
+// Preload feeds the campaign's stored runs to the pool, for a resume.
+func (p *Plan) Preload(st *store.Store) error {
+	runs, err := st.Runs(store.Filter{Campaigns: []string{p.Spec.ID()}})
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		p.Pool.Add(r)
+	}
+	return nil
+}
