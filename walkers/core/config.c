@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agent.h"
+#include "config.h"
 
 static int parse_u64(const char *v, uint64_t *out) {
     char *end;
@@ -73,7 +73,11 @@ bad:
     return -1;
 }
 
-int wf_config_load(const char *path, struct wf_config *c, char *err, size_t errlen) {
+static struct wf_config cfg;
+const struct wf_config *const wf_cfg = &cfg;
+
+int wf_config_load(const char *path, char *err, size_t errlen) {
+    struct wf_config *c = &cfg;
     memset(c, 0, sizeof *c);
     c->mode = WF_MODE_CPU;
     c->interval_ns = 100000;

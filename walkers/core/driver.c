@@ -16,7 +16,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "agent.h"
+#include "base.h"
+#include "config.h"
+#include "driver.h"
+#include "samplelog.h"
 
 #ifndef F_SETOWN_EX
 #define F_SETOWN_EX 15
@@ -29,13 +32,14 @@ struct f_owner_ex {
 
 static pthread_t sampler;
 static int sampler_running;
+static int stopping; /* set once by wf_driver_stop, read with atomics (also in the handler) */
 
-uint64_t wf_driver_next_period(struct wf_thread *t);
+int wf_driver_stopping(void) { return __atomic_load_n(&stopping, __ATOMIC_RELAXED); }
 
-uint64_t wf_driver_next_period(struct wf_thread *t) {
-    uint64_t iv = wf_cfg.interval_ns;
-    if (!wf_cfg.jitter_pct) return iv;
-    uint64_t span = iv * wf_cfg.jitter_pct / 100;
+static uint64_t next_period(struct wf_thread *t) {
+    uint64_t iv = wf_cfg->interval_ns;
+    if (!wf_cfg->jitter_pct) return iv;
+    uint64_t span = iv * wf_cfg->jitter_pct / 100;
     if (!span) return iv;
     uint64_t r = wf_rand(&t->rng) % (2 * span + 1);
     uint64_t p = iv - span + r;
@@ -51,14 +55,14 @@ static void set_timer(timer_t tm, uint64_t first, uint64_t period) {
 }
 
 int wf_driver_start_thread(struct wf_thread *t) {
-    switch (wf_cfg.mode) {
+    switch (wf_cfg->mode) {
     case WF_MODE_CPU: {
         struct perf_event_attr a;
         memset(&a, 0, sizeof a);
         a.size = sizeof a;
         a.type = PERF_TYPE_SOFTWARE;
         a.config = PERF_COUNT_SW_TASK_CLOCK;
-        a.sample_period = wf_driver_next_period(t);
+        a.sample_period = next_period(t);
         a.disabled = 1;
         a.exclude_kernel = 1; /* user-space only: allowed at perf_event_paranoid 2, no privilege */
         a.exclude_hv = 1;
@@ -66,7 +70,7 @@ int wf_driver_start_thread(struct wf_thread *t) {
         int fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
         if (fd < 0) return -1;
         struct f_owner_ex own = {F_OWNER_TID, (pid_t)t->tid};
-        if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, wf_cfg.signo) ||
+        if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, wf_cfg->signo) ||
             fcntl(fd, F_SETOWN_EX, &own)) {
             close(fd);
             return -1;
@@ -81,13 +85,13 @@ int wf_driver_start_thread(struct wf_thread *t) {
         struct sigevent sev;
         memset(&sev, 0, sizeof sev);
         sev.sigev_notify = SIGEV_THREAD_ID;
-        sev.sigev_signo = wf_cfg.signo;
+        sev.sigev_signo = wf_cfg->signo;
         sev._sigev_un._tid = (pid_t)t->tid;
-        clockid_t clk = wf_cfg.mode == WF_MODE_WALL ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+        clockid_t clk = wf_cfg->mode == WF_MODE_WALL ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
         if (timer_create(clk, &sev, &t->timer)) return -1;
         t->has_timer = 1;
-        uint64_t p = wf_driver_next_period(t);
-        set_timer(t->timer, p, wf_cfg.jitter_pct ? 0 : p);
+        uint64_t p = next_period(t);
+        set_timer(t->timer, p, wf_cfg->jitter_pct ? 0 : p);
         return 0;
     }
     case WF_MODE_TGKILL:
@@ -97,17 +101,16 @@ int wf_driver_start_thread(struct wf_thread *t) {
 }
 
 /* Called from the signal handler: re-arm with the next (jittered) period. */
-void wf_driver_rearm(struct wf_thread *t);
 void wf_driver_rearm(struct wf_thread *t) {
-    if (wf_stopping) return;
-    if (wf_cfg.mode == WF_MODE_CPU && t->perf_fd >= 0) {
-        if (wf_cfg.jitter_pct) {
-            uint64_t p = wf_driver_next_period(t);
+    if (wf_driver_stopping()) return;
+    if (wf_cfg->mode == WF_MODE_CPU && t->perf_fd >= 0) {
+        if (wf_cfg->jitter_pct) {
+            uint64_t p = next_period(t);
             ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
         }
         ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
-    } else if (t->has_timer && wf_cfg.jitter_pct) {
-        set_timer(t->timer, wf_driver_next_period(t), 0);
+    } else if (t->has_timer && wf_cfg->jitter_pct) {
+        set_timer(t->timer, next_period(t), 0);
     }
 }
 
@@ -120,7 +123,7 @@ void wf_driver_account(struct wf_thread *t) {
         /* Owed: one signal per interval of counted task time. The event stops counting at
          * its overflow and resumes when the handler re-arms it at its end, so the handler's
          * own time is (almost entirely) not in ns. */
-        __atomic_store_n(&t->stats->requested, ns / wf_cfg.interval_ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->stats->requested, ns / wf_cfg->interval_ns, __ATOMIC_RELAXED);
     }
 }
 
@@ -145,18 +148,18 @@ static void sleep_ns(uint64_t ns) {
 
 static void send_to(struct wf_log_thread *s, pid_t pid) {
     __atomic_fetch_add(&s->requested, 1, __ATOMIC_RELAXED);
-    syscall(SYS_tgkill, pid, (pid_t)s->tid, wf_cfg.signo);
+    syscall(SYS_tgkill, pid, (pid_t)s->tid, wf_cfg->signo);
 }
 
 static void *sampler_main(void *arg) {
     (void)arg;
-    struct wf_thread rng = {.rng = wf_cfg.seed ^ 0x5A3D1E55ull};
+    struct wf_thread rng = {.rng = wf_cfg->seed ^ 0x5A3D1E55ull};
     pid_t pid = getpid();
-    uint32_t slots = wf_hdr->thread_table_slots;
+    uint32_t slots = wf_log_header()->thread_table_slots;
     if (slots > WF_MAX_THREADS) slots = WF_MAX_THREADS;
     uint64_t tick = 0;
-    while (!wf_stopping) {
-        sleep_ns(wf_driver_next_period(&rng));
+    while (!wf_driver_stopping()) {
+        sleep_ns(next_period(&rng));
         tick++;
         uint32_t alive[WF_MAX_THREADS];
         uint32_t n = 0;
@@ -166,7 +169,7 @@ static void *sampler_main(void *arg) {
             if (__atomic_load_n(&s->alive, __ATOMIC_ACQUIRE)) alive[n++] = i;
         }
         if (!n) continue;
-        switch (wf_cfg.pattern) {
+        switch (wf_cfg->pattern) {
         case WF_PATTERN_ALL:
             for (uint32_t i = 0; i < n; i++) send_to(wf_log_thread_slot((int)alive[i]), pid);
             break;
@@ -192,14 +195,14 @@ static void *sampler_main(void *arg) {
 }
 
 int wf_driver_start_sampler(void) {
-    if (wf_cfg.mode != WF_MODE_TGKILL) return 0;
+    if (wf_cfg->mode != WF_MODE_TGKILL) return 0;
     if (pthread_create(&sampler, NULL, sampler_main, NULL)) return -1;
     sampler_running = 1;
     return 0;
 }
 
 void wf_driver_stop(void) {
-    wf_stopping = 1;
+    __atomic_store_n(&stopping, 1, __ATOMIC_RELAXED);
     if (sampler_running) {
         pthread_join(sampler, NULL);
         sampler_running = 0;

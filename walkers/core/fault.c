@@ -3,8 +3,12 @@
  * walker; any other fault goes to HotSpot untouched (implicit null checks, safepoint polls
  * and real crashes all depend on that). */
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
-#include "agent.h"
+#include "base.h"
+#include "fault.h"
+#include "samplelog.h"
+#include "wf_walker.h"
 
 __thread sigjmp_buf *wf_fault_jmp WF_TLS;
 __thread uint16_t wf_walk_note WF_TLS;
@@ -30,7 +34,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     sigjmp_buf *jb = wf_fault_jmp; /* initial-exec TLS: a plain load, signal-safe */
     if (jb) {
         wf_fault_jmp = NULL;
-        if (wf_hdr) __atomic_fetch_add(&wf_hdr->faults_caught, 1, __ATOMIC_RELAXED);
+        struct wf_log_header *h = wf_log_header(); /* a plain load of the mapping's address */
+        if (h) __atomic_fetch_add(&h->faults_caught, 1, __ATOMIC_RELAXED);
         siglongjmp(*jb, 1);
     }
     chain(sig == SIGBUS ? &prev_bus : &prev_segv, sig, si, uc);

@@ -10,9 +10,18 @@
 #include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include "agent.h"
+#include "base.h"
+#include "config.h"
+#include "driver.h"
+#include "handler.h"
+#include "safepoint.h"
+#include "samplelog.h"
+#include "threads.h"
+#include "walkers.h"
+#include "wf_ucontext.h"
 
-void wf_driver_rearm(struct wf_thread *t);
+/* Load shedding: the handler-time window. */
+#define WF_BUDGET_WINDOW_NS 10000000ull
 
 static uint64_t inject_count; /* process-wide walk number, only counted when injecting */
 
@@ -32,7 +41,7 @@ static uint64_t total_start, total_used;
 void wf_budget_init(void) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* at load, not in the handler */
     if (cpus < 1) cpus = 1;
-    total_budget_ns = wf_cfg.budget_total_pct ? WF_BUDGET_WINDOW_NS * (uint64_t)cpus * wf_cfg.budget_total_pct / 100 : 0;
+    total_budget_ns = wf_cfg->budget_total_pct ? WF_BUDGET_WINDOW_NS * (uint64_t)cpus * wf_cfg->budget_total_pct / 100 : 0;
 }
 
 static int over_budget(struct wf_thread *t, uint64_t now) {
@@ -40,7 +49,7 @@ static int over_budget(struct wf_thread *t, uint64_t now) {
         t->budget_start = now;
         t->budget_used = 0;
     }
-    if (wf_cfg.budget_pct && t->budget_used >= WF_BUDGET_WINDOW_NS * wf_cfg.budget_pct / 100) return 1;
+    if (wf_cfg->budget_pct && t->budget_used >= WF_BUDGET_WINDOW_NS * wf_cfg->budget_pct / 100) return 1;
     if (!total_budget_ns) return 0;
     uint64_t ws = __atomic_load_n(&total_start, __ATOMIC_RELAXED);
     if (now - ws >= WF_BUDGET_WINDOW_NS &&
@@ -68,30 +77,31 @@ __attribute__((noinline, used)) void wf_inject_hang(void) {
 /* Register fuzzing: walk a copy of the context with sp/fp/pc moved by seeded amounts. */
 static void *perturb(struct wf_thread *t, ucontext_t *uc) {
     memcpy(&t->scratch_uc, uc, sizeof *uc);
-    greg_t *g = t->scratch_uc.uc_mcontext.gregs;
+    void *s = &t->scratch_uc;
     uint64_t r = wf_rand(&t->rng);
     int64_t d_sp = (int64_t)(r & 0x1ff) - 0x100;       /* +-256 words */
     int64_t d_fp = (int64_t)((r >> 9) & 0x1ff) - 0x100;
     switch ((r >> 18) & 3) {
-    case 0: g[REG_RSP] += d_sp * 8; break;               /* aligned slide */
-    case 1: g[REG_RBP] += d_fp * 8; break;
-    case 2: g[REG_RSP] += d_sp; g[REG_RBP] += d_fp; break; /* misaligned */
-    case 3: g[REG_RIP] += (int64_t)((r >> 20) & 0xfff) - 0x800; break; /* pc inside/outside its blob */
+    case 0: wf_uc_add(s, WF_UC_SP, d_sp * 8); break;       /* aligned slide */
+    case 1: wf_uc_add(s, WF_UC_FP, d_fp * 8); break;
+    case 2: wf_uc_add(s, WF_UC_SP, d_sp); wf_uc_add(s, WF_UC_FP, d_fp); break; /* misaligned */
+    case 3: wf_uc_add(s, WF_UC_PC, (int64_t)((r >> 20) & 0xfff) - 0x800); break; /* pc inside/outside its blob */
     }
-    return &t->scratch_uc;
+    return s;
 }
 
 void wf_handler(int sig, siginfo_t *si, void *ucv) {
     (void)sig;
     int saved_errno = errno;
     uint64_t t0 = wf_now_ns();
-    struct wf_thread *t = wf_self;
-    if (!t || wf_stopping) {
-        if (wf_hdr) __atomic_fetch_add(&wf_hdr->no_thread, 1, __ATOMIC_RELAXED);
+    struct wf_thread *t = wf_thread_self();      /* initial-exec TLS load */
+    struct wf_log_header *hdr = wf_log_header(); /* the mapping's address, set before signals */
+    if (!t || wf_driver_stopping()) {
+        if (hdr) __atomic_fetch_add(&hdr->no_thread, 1, __ATOMIC_RELAXED);
         goto out;
     }
     if (t->in_handler) {
-        __atomic_fetch_add(&wf_hdr->nested, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&hdr->nested, 1, __ATOMIC_RELAXED);
         goto out;
     }
     t->in_handler = 1;
@@ -116,7 +126,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * one returns) and stall every safepoint. The re-arm is the driver's syscall, not
      * bookkeeping: timed apart and left out of overhead_ns. */
     uint64_t r0 = wf_now_ns();
-    if (wf_cfg.mode != WF_MODE_CPU) wf_driver_rearm(t);
+    if (wf_cfg->mode != WF_MODE_CPU) wf_driver_rearm(t);
     uint64_t rearm_ns = wf_now_ns() - r0;
 
     if (over_budget(t, t0)) {
@@ -124,9 +134,9 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         goto done;
     }
     __atomic_store_n(&st->walked, st->walked + 1, __ATOMIC_RELAXED);
-    if (wf_cfg.inject != WF_INJECT_NONE &&
-        __atomic_add_fetch(&inject_count, 1, __ATOMIC_RELAXED) == wf_cfg.inject_at) {
-        if (wf_cfg.inject == WF_INJECT_SEGV) wf_inject_fault();
+    if (wf_cfg->inject != WF_INJECT_NONE &&
+        __atomic_add_fetch(&inject_count, 1, __ATOMIC_RELAXED) == wf_cfg->inject_at) {
+        if (wf_cfg->inject == WF_INJECT_SEGV) wf_inject_fault();
         else wf_inject_hang();
     }
 
@@ -134,10 +144,10 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     uint64_t sample = ++t->sample_seq;
     void *uc = ucv;
     uint16_t flags = 0;
-    if (wf_cfg.perturb_pct && wf_rand(&t->rng) % 100 < wf_cfg.perturb_pct) {
+    if (wf_cfg->perturb_pct && wf_rand(&t->rng) % 100 < wf_cfg->perturb_pct) {
         uc = perturb(t, ucv);
         flags |= WF_REC_PERTURBED;
-        __atomic_fetch_add(&wf_hdr->perturbed, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&hdr->perturbed, 1, __ATOMIC_RELAXED);
     }
     struct wf_walk_ctx ctx = {.ucontext = uc, .jni = t->jni, .tid = t->tid, .sample = sample};
     uint32_t region = t->region;
@@ -145,12 +155,14 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * one append as measured on this thread's previous signal (an append cannot time itself). */
     uint32_t pre = (uint32_t)(wf_now_ns() - t0 - rearm_ns);
     uint64_t append_total = 0;
+    int wf_nwalkers;
+    const struct wf_walker *const *wf_walkers = wf_walkers_list(&wf_nwalkers); /* fixed since load */
     for (int k = 0; k < wf_nwalkers; k++) {
         /* With two walkers, alternate who goes first so neither always sees a warmer cache. */
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
         uint64_t w0 = wf_now_ns();
         wf_walk_note = 0; /* WF_REC_* bits the walker adds to its record (initial-exec TLS: signal-safe) */
-        int n = wf_walkers[w]->walk(&ctx, t->frames, wf_cfg.depth);
+        int n = wf_walkers[w]->walk(&ctx, t->frames, wf_cfg->depth);
         uint64_t w1 = wf_now_ns();
         if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */
         wf_log_append(t->tid, (uint16_t)w, (uint16_t)(flags | wf_walk_note), w0, (uint32_t)(w1 - w0), n, region,
@@ -158,11 +170,11 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         append_total += wf_now_ns() - w1;
     }
     t->last_append_ns = (uint32_t)(append_total / (uint64_t)wf_nwalkers);
-    if (wf_cfg.reference_pct && wf_rand(&t->rng) % 100 < wf_cfg.reference_pct)
-        wf_request(t, WF_REQ_REFERENCE, sample);
+    if (wf_cfg->reference_pct && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
+        wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
 
 done:
-    if (wf_cfg.mode == WF_MODE_CPU) wf_driver_rearm(t);
+    if (wf_cfg->mode == WF_MODE_CPU) wf_driver_rearm(t);
     uint64_t spent = wf_now_ns() - t0;
     charge(t, spent);
     /* Wall time spent in the handler, for the record (in cpu mode the task clock did not count it). */
@@ -181,5 +193,5 @@ int wf_handler_install(void) {
     sa.sa_sigaction = wf_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    return sigaction(wf_cfg.signo, &sa, NULL);
+    return sigaction(wf_cfg->signo, &sa, NULL);
 }

@@ -2,11 +2,12 @@
  * region id, which the signal handler copies into every record it writes for that thread
  * (a plain read of the thread's own wf_thread: signal-safe). */
 #include <string.h>
-#include "agent.h"
+#include "knownstack.h"
+#include "threads.h"
 
 static void JNICALL ks_enter(JNIEnv *jni, jclass cls, jint id) {
     (void)jni, (void)cls;
-    struct wf_thread *t = wf_self;
+    struct wf_thread *t = wf_thread_self();
     if (t) {
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         t->region = (uint32_t)id;
@@ -15,7 +16,7 @@ static void JNICALL ks_enter(JNIEnv *jni, jclass cls, jint id) {
 
 static void JNICALL ks_exit(JNIEnv *jni, jclass cls) {
     (void)jni, (void)cls;
-    struct wf_thread *t = wf_self;
+    struct wf_thread *t = wf_thread_self();
     if (t) {
         t->region = 0;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -5,9 +5,11 @@
  * which the harness checks that a frame's bci starts an instruction and that a caller's bci
  * is an invoke (the frame-validity oracle). */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "agent.h"
+#include "knownstack.h"
+#include "methods.h"
 
 static FILE *out;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -6,25 +6,32 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "agent.h"
+#include "base.h"
+#include "config.h"
+#include "driver.h"
+#include "samplelog.h"
+#include "threads.h"
 
-__thread struct wf_thread *wf_self WF_TLS;
+static __thread struct wf_thread *wf_self WF_TLS;
+
+/* Signal-safe: an initial-exec TLS load. */
+struct wf_thread *wf_thread_self(void) { return wf_self; }
 
 static struct wf_thread *registry[WF_MAX_THREADS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_slot;
 
-struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name) {
-    if (wf_stopping || wf_self) return wf_self;
-    if (wf_cfg.target == WF_TARGET_WORKLOAD && strncmp(name, "wf-", 3) != 0) return NULL;
+struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm) {
+    if (wf_driver_stopping() || wf_self) return wf_self;
+    if (wf_cfg->target == WF_TARGET_WORKLOAD && strncmp(name, "wf-", 3) != 0) return NULL;
     uint32_t slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
     struct wf_log_thread *stats = wf_log_thread_slot((int)slot);
     if (!stats || slot >= WF_MAX_THREADS) return NULL;
 
     struct wf_thread *t = calloc(1, sizeof *t);
     if (!t) return NULL;
-    t->frames = calloc((size_t)wf_cfg.depth, sizeof(struct wf_frame));
-    t->deferred = calloc((size_t)wf_cfg.depth, sizeof(struct wf_frame));
+    t->frames = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
+    t->deferred = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     if (!t->frames || !t->deferred) {
         free(t->frames);
         free(t->deferred);
@@ -37,7 +44,7 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     t->jni = jni;
     t->stats = stats;
     t->perf_fd = -1;
-    t->rng = wf_cfg.seed ^ (0x9E3779B97F4A7C15ull * (slot + 1));
+    t->rng = wf_cfg->seed ^ (0x9E3779B97F4A7C15ull * (slot + 1));
     stats->tid = t->tid;
     strncpy(stats->name, name, sizeof stats->name - 1);
     __atomic_store_n(&stats->alive, 1, __ATOMIC_RELEASE);
@@ -45,11 +52,11 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     pthread_mutex_lock(&reg_lock);
     registry[slot] = t;
     pthread_mutex_unlock(&reg_lock);
-    __atomic_fetch_add(&wf_hdr->threads_registered, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&wf_log_header()->threads_registered, 1, __ATOMIC_RELAXED);
 
     wf_self = t;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (wf_nwalkers && wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
+    if (arm && wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
     return t;
 }
 
@@ -93,10 +100,11 @@ uint32_t wf_threads_tick(void) {
         walked += __atomic_load_n(&s->walked, __ATOMIC_RELAXED);
         over += __atomic_load_n(&s->overruns, __ATOMIC_RELAXED);
     }
-    __atomic_store_n(&wf_hdr->requested, req, __ATOMIC_RELAXED);
-    __atomic_store_n(&wf_hdr->delivered, del, __ATOMIC_RELAXED);
-    __atomic_store_n(&wf_hdr->walked, walked, __ATOMIC_RELAXED);
-    __atomic_store_n(&wf_hdr->overruns, over, __ATOMIC_RELAXED);
+    struct wf_log_header *h = wf_log_header();
+    __atomic_store_n(&h->requested, req, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->delivered, del, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->walked, walked, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->overruns, over, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg_lock);
     return stuck;
 }

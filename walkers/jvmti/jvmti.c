@@ -1,7 +1,7 @@
 /* The jvmti walker: OpenJDK's proposed callback stack-walking API (PR 29067, JDK-8373578),
  * reached as JVMTI extension functions. No released JDK has it yet, so detection must be
  * exact and absence must be said plainly; --walker jvmti-emulated provides the same
- * request/callback contract on stock JDKs (core/safepoint.c).
+ * request/callback contract on stock JDKs (emulated.c, beside this file).
  *
  *   com.sun.hotspot.functions.InitializeRequestStackTrace()            in Agent_OnLoad
  *   com.sun.hotspot.functions.RequestStackTrace(thread, ucontext,
@@ -15,13 +15,35 @@
  * (stackTrace, userData, failed, biased) into a flight recording the harness started. The
  * handler then appends a placeholder record (code jfr_requested) holding the request's time,
  * thread and sample; the harness replaces it with the event whose userData names the same
- * (thread, sample) after the run (harness/runner/jfrrequests.go). */
+ * (thread, sample) after the run (harness/runner/jfrrequests.go).
+ *
+ * Like every walker this file sees the core only through wf_walker.h: the callback variant's
+ * trace goes back through the env's ABI 2 services (thread_buffer, deliver). */
 #include <stdio.h>
 #include <string.h>
-#include "agent.h"
+#include <time.h>
 #include "wf_jvmti.h"
+#include "wf_walker.h"
 
 struct wf_jvmti_api wf_jvmti_api;
+
+/* The core's delivery services and our place in the log, from init (ABI 2). */
+static struct {
+    int walker_index;
+    int max_depth;
+    void (*deliver)(int walker_index, const struct wf_deferred *d);
+    struct wf_frame *(*thread_buffer)(void);
+} core;
+
+/* The callback variant's request in flight on this thread: stamped by walk() in the handler,
+ * filled by the callbacks at the thread's safepoint (initial-exec TLS: signal-safe). */
+static __thread struct {
+    uint64_t req_ts;
+    struct wf_frame *frames; /* the core's per-thread buffer, NULL if the thread is not tracked */
+    int n;
+    int failed;
+    int biased;
+} pending __attribute__((tls_model("initial-exec")));
 
 /* The proposal's frame-type values are not in any released jvmti.h; these follow the
  * proposal's text (Java or native) and must be checked against the first build with it. */
@@ -128,40 +150,46 @@ int wf_jvmti_lookup(jvmtiEnv *jvmti, struct wf_jvmti_api *api) {
 }
 
 /* Callbacks: outside signal context, on the sampled thread at its safepoint. user_data is
- * the sample id the handler passed; the trace is assembled in the thread's deferred buffer
- * and appended as one record. */
+ * the sample id the handler passed; the trace is assembled in the core's per-thread buffer
+ * and delivered as one record. */
 static void JNICALL on_begin(jboolean failed, jboolean biased, const void *user_data) {
     (void)user_data;
-    struct wf_thread *t = wf_self;
-    if (!t) return;
-    t->ndeferred = 0;
-    t->deferred_failed = failed ? 1 : 0;
-    t->deferred_biased = biased ? 1 : 0;
-    if (biased) __atomic_fetch_add(&t->stats->biased, 1, __ATOMIC_RELAXED);
+    pending.frames = core.thread_buffer ? core.thread_buffer() : NULL;
+    pending.n = 0;
+    pending.failed = failed ? 1 : 0;
+    pending.biased = biased ? 1 : 0;
 }
 
 static void JNICALL on_frame(jint type, jmethodID method, jlocation bci, const void *user_data) {
     (void)user_data;
-    struct wf_thread *t = wf_self;
-    if (!t || t->ndeferred >= wf_cfg.depth) return;
-    struct wf_frame *f = &t->deferred[t->ndeferred++];
+    if (!pending.frames || pending.n >= core.max_depth) return;
+    struct wf_frame *f = &pending.frames[pending.n++];
     f->method = (uint64_t)(uintptr_t)method;
     f->type = type == PROPOSED_FRAME_NATIVE ? WF_FRAME_NATIVE : WF_FRAME_JAVA;
     f->bci = type == PROPOSED_FRAME_NATIVE ? -3 : (int32_t)bci;
 }
 
 static void JNICALL on_end(const void *user_data) {
-    struct wf_thread *t = wf_self;
-    if (!t) return;
-    uint64_t sample = (uint64_t)(uintptr_t)user_data;
-    uint64_t now = wf_now_ns();
-    int32_t result = t->deferred_failed ? -1 : t->ndeferred;
-    wf_log_append(t->tid, (uint16_t)wf_jvmti_api.walker_index, t->deferred_biased ? WF_REC_BIASED : 0, t->req_ts, (uint32_t)(now - t->req_ts), result,
-                  t->region, 0, sample, t->deferred, t->deferred_failed ? 0 : t->ndeferred);
+    if (!pending.frames || !core.deliver) return;
+    struct wf_deferred d = {
+        .sample = (uint64_t)(uintptr_t)user_data,
+        .ts_ns = pending.req_ts,
+        .flags = pending.biased ? WF_REC_BIASED : 0,
+        .result = pending.failed ? -1 : pending.n,
+        .frames = pending.frames,
+        .nframes = pending.failed ? 0 : pending.n,
+    };
+    core.deliver(core.walker_index, &d);
 }
 
 static int jvmti_init(const struct wf_walker_env *env, char *err, size_t errlen) {
     int rc = wf_jvmti_lookup(env->jvmti, &wf_jvmti_api);
+    wf_jvmti_api.env = env->jvmti;
+    wf_jvmti_api.walker_index = env->walker_index;
+    core.walker_index = env->walker_index;
+    core.max_depth = env->max_depth;
+    core.deliver = env->deliver;
+    core.thread_buffer = env->thread_buffer;
     if (rc == -2) {
         snprintf(err, errlen,
                  "unsupported: RequestStackTrace with %d parameters: %s is neither the JFR variant (jthread, void*, jlong) "
@@ -186,18 +214,20 @@ static int jvmti_init(const struct wf_walker_env *env, char *err, size_t errlen)
 }
 
 /* Signal context: one call into the JVM's own request function, which the proposal makes
- * async-signal-safe; we only stamp the request time first. */
+ * async-signal-safe; we only stamp the request time first (clock_gettime: vDSO, no syscall;
+ * a store into our own initial-exec TLS). The core calls walk() only on tracked threads, so
+ * no_thread (-2) is kept as a name for old logs but no longer returned. */
 static int jvmti_walk(const struct wf_walk_ctx *ctx, struct wf_frame *frames, int max_depth) {
     (void)frames, (void)max_depth;
-    struct wf_thread *t = wf_self;
-    if (!t) return -2;
     if (wf_jvmti_api.variant == WF_JVMTI_JFR) {
         jvmtiError e = wf_jvmti_api.request(wf_jvmti_api.env, NULL, ctx->ucontext,
                                             (jlong)wf_jvmti_user_data(ctx->tid, ctx->sample));
         /* the placeholder record: the core appends it with this signal's time and region */
         return e == JVMTI_ERROR_NONE ? WF_JVMTI_JFR_REQUESTED : -3;
     }
-    t->req_ts = wf_now_ns();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    pending.req_ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     jvmtiError e = wf_jvmti_api.request(wf_jvmti_api.env, NULL, ctx->ucontext, on_begin, on_end, on_frame,
                                         (const void *)(uintptr_t)ctx->sample);
     return e == JVMTI_ERROR_NONE ? WF_WALK_DEFERRED : -3;
@@ -216,7 +246,7 @@ static const char *jvmti_code_name(int code) {
 }
 
 const struct wf_walker wf_jvmti_walker = {
-    .abi = WF_WALKER_ABI,
+    .abi = WF_WALKER_ABI_V2,
     .name = "jvmti",
     .init = jvmti_init,
     .walk = jvmti_walk,

@@ -1,4 +1,5 @@
-/* Detection of the proposed JVMTI stack-trace API; shared by the walker and its unit test. */
+/* The jvmti walker (jvmti.c): detection of the proposed JVMTI stack-trace API, shared by the
+ * walker and its unit test. */
 #ifndef WF_JVMTI_H
 #define WF_JVMTI_H
 
@@ -25,6 +26,9 @@ struct wf_jvmti_api {
 };
 
 extern struct wf_jvmti_api wf_jvmti_api;
+
+struct wf_walker;
+extern const struct wf_walker wf_jvmti_walker; /* --walker jvmti */
 
 /* The JFR variant's placeholder code, and the userData it passes: the thread id in the high
  * 32 bits, the low 32 bits of the per-thread sample number below (harness: jfrrequests.go). */

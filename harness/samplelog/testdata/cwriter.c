@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agent.h"
+#include "samplelog.h" /* the agent's log unit: walkers/core/samplelog.h */
 
 #define OFF(s, f) printf("%s.%s %zu\n", #s, #f, offsetof(struct s, f))
 
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
         wf_log_append((uint32_t)(100 + i % 5), (uint16_t)(i % 2), (uint16_t)(i % 4), (uint64_t)i * 1000,
                       (uint32_t)(500 + i), nf ? nf : -(i % 11), (uint32_t)(i % 3), (uint32_t)(i * 3),
                       (uint64_t)(i / 2), frames, nf);
-        if (drain) wf_hdr->read_cursor = wf_hdr->write_cursor;
+        if (drain) wf_log_header()->read_cursor = wf_log_header()->write_cursor;
     }
     return 0;
 }

@@ -3,14 +3,16 @@
  * real-API path runs without a JDK that has it. The variant must follow the parameter list:
  * PR 31059's RequestStackTrace has the JFR variant's three parameters, PR 29067's the
  * callback variant's six, and an unknown list is refused. The fake callback RequestStackTrace
- * delivers its trace at once through the walker's callbacks. */
+ * delivers its trace at once through the walker's callbacks, and the walker hands it to the
+ * core's deliver service, which this file fakes: the walker links against nothing but the
+ * walker ABI (wf_walker.h), so neither the agent's core nor another walker is linked in. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agent.h"
 #include "wf_jvmti.h"
+#include "wf_walker.h"
 
 static int failures;
 #define CHECK(c, ...) do { if (!(c)) { failures++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } while (0)
@@ -60,6 +62,20 @@ static jvmtiError JNICALL fake_jfr(jvmtiEnv *env, ...) {
     (void)th;
     jfr_calls++;
     return JVMTI_ERROR_NONE;
+}
+
+/* The core's ABI 2 services, faked: one per-thread buffer and the last delivered trace. */
+static struct wf_frame thread_frames[64];
+static struct wf_frame *fake_thread_buffer(void) { return thread_frames; }
+static int delivered, delivered_walker;
+static struct wf_deferred last;
+static struct wf_frame last_frames[64];
+static void fake_deliver(int walker, const struct wf_deferred *d) {
+    delivered++;
+    delivered_walker = walker;
+    last = *d;
+    for (int i = 0; i < d->nframes && i < 64; i++) last_frames[i] = d->frames[i];
+    last.frames = last_frames;
 }
 
 static int unknown_calls;
@@ -136,8 +152,6 @@ static void offer(const char *id, ...) {
 /* One JFR-variant walk: the request must reach the three-parameter function with the
  * ucontext and a userData naming (thread, sample), leaving a placeholder for the harness. */
 static void check_jfr_walk(const char *what) {
-    struct wf_thread jt = {.tid = 77};
-    wf_self = &jt;
     int uc;
     struct wf_walk_ctx jctx = {.ucontext = &uc, .tid = 77, .sample = 0x100000009ULL};
     struct wf_frame jframes[4];
@@ -148,7 +162,7 @@ static void check_jfr_walk(const char *what) {
     CHECK(request_calls == 0, "%s: the callback function must not be called", what);
     CHECK((uint64_t)jfr_user_data == ((uint64_t)77 << 32 | 9), "%s: userData = tid<<32 | low 32 bits of sample: %llx", what,
           (unsigned long long)jfr_user_data);
-    wf_self = NULL;
+    CHECK(delivered == 0, "%s: the JFR variant delivers nothing through the core", what);
 }
 
 static void check_refused(const char *what, const char *want) {
@@ -167,7 +181,8 @@ int main(int argc, char **argv) {
     iface.GetExtensionFunctions = get_ext;
     iface.Deallocate = dealloc;
     jvmtiEnv *env = (jvmtiEnv *)&iface_ptr;
-    struct wf_walker_env wenv = {.jvmti = env, .java_version = "fake-26"};
+    struct wf_walker_env wenv = {.jvmti = env, .java_version = "fake-26", .max_depth = 64, .walker_index = 3,
+                                 .deliver = fake_deliver, .thread_buffer = fake_thread_buffer};
     char err[512];
     struct wf_jvmti_api api;
 
@@ -189,14 +204,13 @@ int main(int argc, char **argv) {
     CHECK(!strcmp(api.shape, "RequestStackTrace(jthread, void*, jlong)"), "shape described: %s", api.shape);
     CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) == 0, "JFR init: %s", err);
     CHECK(init_calls == 1 && wf_jvmti_api.variant == WF_JVMTI_JFR, "JFR variant initialized (%d)", init_calls);
-    wf_jvmti_api.env = env;
+    CHECK(wf_jvmti_api.env == env && wf_jvmti_api.walker_index == 3, "init keeps its env and index");
     check_jfr_walk("shape jfr-3 (RequestStackTrace)");
     printf("ok shape jfr-3: %s\n", wf_jvmti_api.shape);
 
     /* The older JFR id, and the shared id with an unknown shape beside it: the known one wins. */
     offer(WF_JVMTI_REQUEST_ID, fake_unknown, unknown4, WF_JVMTI_JFR_REQUEST_ID, fake_jfr, jfr3, NULL);
     CHECK(wf_jvmti_walker.init(&wenv, err, sizeof err) == 0, "RequestJFRStackTrace init: %s", err);
-    wf_jvmti_api.env = env;
     check_jfr_walk("RequestJFRStackTrace");
     CHECK(unknown_calls == 0, "the unknown shape is never called");
 
@@ -207,18 +221,8 @@ int main(int argc, char **argv) {
     CHECK(wf_jvmti_api.variant == WF_JVMTI_CALLBACKS && wf_jvmti_api.param_count == 6, "callback variant preferred");
     CHECK(!strcmp(wf_jvmti_api.shape, "RequestStackTrace(jthread, void*, void*, void*, void*, void*)"), "shape: %s",
           wf_jvmti_api.shape);
-    wf_jvmti_api.env = env;
-    wf_jvmti_api.walker_index = 0;
+    CHECK(wf_jvmti_walker.abi == WF_WALKER_ABI_V2, "a deferred walker speaks ABI 2");
 
-    char cerr[256];
-    unlink(argv[1]);
-    CHECK(wf_log_map(argv[1], cerr, sizeof cerr) == 0, "log: %s", cerr);
-    wf_cfg.depth = 64;
-    struct wf_thread t = {.tid = 77};
-    struct wf_frame deferred[64];
-    t.deferred = deferred;
-    t.stats = wf_log_thread_slot(0);
-    wf_self = &t;
     int ucontext_marker;
     struct wf_walk_ctx ctx = {.ucontext = &ucontext_marker, .tid = 77, .sample = 9};
     struct wf_frame frames[64];
@@ -226,17 +230,16 @@ int main(int argc, char **argv) {
     CHECK(r == WF_WALK_DEFERRED, "walk defers (%d)", r);
     CHECK(request_calls == 1 && seen_ucontext == &ucontext_marker, "request got the ucontext");
     CHECK(jfr_calls == 0, "the JFR function must not be called");
-    CHECK(wf_hdr->write_cursor > 0, "a record was appended");
-    struct wf_record *rec = (struct wf_record *)((char *)wf_hdr + wf_hdr->ring_offset);
-    CHECK(rec->commit == wf_commit_word(0), "record committed");
-    CHECK(rec->result == 3 && rec->tid == 77 && rec->sample == 9, "result %d tid %u sample %llu", rec->result, rec->tid,
-          (unsigned long long)rec->sample);
-    struct wf_frame *f = (struct wf_frame *)(rec + 1);
+    CHECK(delivered == 1 && delivered_walker == 3, "one trace delivered under the walker's index (%d, %d)", delivered,
+          delivered_walker);
+    CHECK(last.result == 3 && last.nframes == 3 && last.sample == 9, "result %d frames %d sample %llu", last.result,
+          last.nframes, (unsigned long long)last.sample);
+    CHECK(last.ts_ns > 0, "request time stamped");
+    const struct wf_frame *f = last.frames;
     CHECK(f[0].method == 0x1111 && f[0].bci == 7, "frame 0");
     CHECK(f[1].type == WF_FRAME_NATIVE && f[1].bci == -3, "frame 1 native");
     CHECK(f[2].method == 0x3333 && f[2].bci == 42, "frame 2");
-    CHECK(t.stats->biased == 1, "biased counted");
-    CHECK(rec->flags & WF_REC_BIASED, "biased flag on the record (%x)", rec->flags);
+    CHECK(last.flags & WF_REC_BIASED, "biased flag on the delivered trace (%x)", last.flags);
     printf("ok shape callbacks-6: %s\n", wf_jvmti_api.shape);
     printf("%s\n", failures ? "FAILED" : "PASS");
     return failures ? 1 : 0;

@@ -1,0 +1,43 @@
+/* The agent's configuration (config.c owns it): a key=value file the harness writes. Loaded
+ * once in Agent_OnLoad, read-only afterwards, so every unit (the signal handler included)
+ * reads it through wf_cfg without synchronisation. */
+#ifndef WF_CONFIG_H
+#define WF_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum wf_mode { WF_MODE_CPU, WF_MODE_WALL, WF_MODE_CPU_TIMER, WF_MODE_TGKILL };
+enum wf_target { WF_TARGET_ALL, WF_TARGET_WORKLOAD };
+enum wf_pattern { WF_PATTERN_ALL, WF_PATTERN_SUBSET, WF_PATTERN_ONE, WF_PATTERN_BURST };
+enum wf_inject { WF_INJECT_NONE, WF_INJECT_SEGV, WF_INJECT_HANG };
+
+struct wf_config {
+    char log_path[4096];
+    char methods_path[4096];
+    char codes_path[4096];     /* walker error-code names, written once at load */
+    char walkers[512];
+    enum wf_mode mode;
+    uint64_t interval_ns;
+    uint32_t jitter_pct;       /* 0..100: each period drawn from interval * (1 +- jitter) */
+    int signo;
+    uint64_t seed;
+    int depth;
+    enum wf_target target;
+    enum wf_pattern pattern;   /* tgkill mode: which threads each tick signals */
+    enum wf_inject inject;
+    uint64_t inject_at;        /* walk number (1-based, process-wide) */
+    uint32_t perturb_pct;      /* register fuzzing: share of walks on a perturbed ucontext */
+    uint32_t reference_pct;    /* reference oracle: share of signals re-walked at a safepoint */
+    uint32_t budget_pct;       /* handler time allowed per thread, % of wall time (load shedding) */
+    uint32_t budget_total_pct; /* handler time allowed over all threads, % of all CPUs' time */
+    uint32_t bytecodes;        /* write each method's bytecode into the method table */
+};
+
+/* The loaded configuration; only config.c writes it (in wf_config_load). */
+extern const struct wf_config *const wf_cfg;
+
+/* Reads the file at path into wf_cfg (defaults first). 0, or -1 with a reason in err. */
+int wf_config_load(const char *path, char *err, size_t errlen);
+
+#endif

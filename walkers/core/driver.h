@@ -1,0 +1,21 @@
+/* The signal driver (driver.c): who gets a signal, and when; and the agent's stop flag. */
+#ifndef WF_DRIVER_H
+#define WF_DRIVER_H
+
+#include <stdint.h>
+#include "threads.h"
+
+int wf_driver_start_thread(struct wf_thread *t);
+void wf_driver_stop_thread(struct wf_thread *t);
+int wf_driver_start_sampler(void);
+/* Sets the stop flag and joins the sampler thread (VMDeath). */
+void wf_driver_stop(void);
+/* Whether wf_driver_stop ran: every loop and the handler stop on it. An atomic load. */
+int wf_driver_stopping(void);
+/* Outside signal context: fold the thread's task clock into its counters (cpu mode). */
+void wf_driver_account(struct wf_thread *t);
+/* Called from the signal handler: re-arm with the next (jittered) period (one ioctl or
+ * timer_settime: the driver's own syscall). */
+void wf_driver_rearm(struct wf_thread *t);
+
+#endif

@@ -1,0 +1,10 @@
+/* The signal handler (handler.c): count, re-arm, walk with every configured walker on the
+ * same ucontext, append one record per walk. */
+#ifndef WF_HANDLER_H
+#define WF_HANDLER_H
+
+/* Load shedding: sets the process-wide handler-time budget (at VMInit, before signals). */
+void wf_budget_init(void);
+int wf_handler_install(void);
+
+#endif

@@ -1,0 +1,13 @@
+/* The method table (methods.c): jmethodID -> class, name, signature, max bci, flags. */
+#ifndef WF_METHODS_H
+#define WF_METHODS_H
+
+#include <jvmti.h>
+
+int wf_methods_open(const char *path);
+void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass);
+void wf_methods_close(void);
+void wf_methods_set_thread_class(JNIEnv *jni);
+void wf_methods_bytecodes(int on);
+
+#endif

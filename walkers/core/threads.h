@@ -1,0 +1,59 @@
+/* Tracked threads (threads.c): one wf_thread per sampled Java thread, made on the thread
+ * itself so the signal handler finds it through initial-exec TLS (wf_thread_self). */
+#ifndef WF_THREADS_H
+#define WF_THREADS_H
+
+#include <stdint.h>
+#include <signal.h>
+#include <time.h>
+#include <ucontext.h>
+#include <jvmti.h>
+#include "wf_samplelog.h"
+
+#define WF_MAX_THREADS 32768 /* the threads workload starts ~300 threads/s; slots are not reused */
+
+/* One per tracked Java thread; allocated outside signal context. Each group of fields has
+ * one writer unit, named beside it. */
+struct wf_thread {
+    /* threads.c, at registration */
+    uint32_t tid;
+    int slot;
+    JNIEnv *jni;
+    struct wf_log_thread *stats; /* this thread's slot in the shared log */
+    jthread ref;                 /* global ref, for JVMTI calls made about this thread */
+    struct wf_frame *frames;     /* depth entries, walkers write here in the handler */
+    struct wf_frame *deferred;   /* depth entries, a deferred walker assembles a trace here */
+    uint64_t rng;                /* xorshift state for jitter and perturbation (handler, driver) */
+    /* driver.c */
+    int perf_fd;
+    timer_t timer;
+    int has_timer;
+    /* knownstack.c: known-stack region the thread is in (0 = none) */
+    volatile uint32_t region;
+    /* handler.c (handler-only state, except what the service thread reads atomically) */
+    volatile int in_handler;
+    volatile uint64_t handler_since; /* CLOCK_MONOTONIC at handler entry, 0 outside it */
+    uint32_t last_append_ns;     /* cost of one log append on the previous signal */
+    uint64_t sample_seq;         /* signals walked on this thread */
+    uint64_t budget_start;       /* load shedding: this thread's current window ... */
+    uint64_t budget_used;        /* ... and the handler time spent in it */
+    ucontext_t scratch_uc;       /* perturbed copy of the interrupted context */
+    /* safepoint.c: a request for a trace at the thread's next safepoint. The handler
+     * publishes req_sample last; the safepoint service thread takes it. */
+    uint64_t req_ts;
+    uint32_t req_walkers;        /* bit i: append the trace under walker index i */
+    uint32_t req_region;
+    volatile uint64_t req_sample;
+};
+
+/* The calling thread's wf_thread, NULL if it is not tracked. A TLS load: signal-safe. */
+struct wf_thread *wf_thread_self(void);
+/* On the thread itself (ThreadStart/VMInit). arm: start the signal driver for it. */
+struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm);
+void wf_threads_unregister(void);
+/* Folds counters; returns the tid of a thread stuck in the handler for over 2 s, or 0. */
+uint32_t wf_threads_tick(void);
+/* Calls fn for each tracked thread, holding the registry lock (outside signal context). */
+void wf_threads_each(void (*fn)(struct wf_thread *t, void *arg), void *arg);
+
+#endif
