@@ -165,6 +165,27 @@ func (d *Dir) RecordReplay(bucket, key string, reproduced bool, jdkVersion strin
 	return d.summarise(dir)
 }
 
+// MarkFixed files the bucket as fixed in a JDK build: replays on that build no longer hit it
+// while an older build of the same release still does (evidence says by how much).
+func (d *Dir) MarkFixed(bucket, version, evidence string) error {
+	unlock, err := d.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	dir := d.bucketDir(bucket)
+	if _, err := os.Stat(filepath.Join(dir, "title")); err != nil {
+		return fmt.Errorf("corpus: no bucket %s in %s", bucket, d.path)
+	}
+	if err := writeAtomic(filepath.Join(dir, "fixed_in"), []byte(oneLine(version)+"\t"+oneLine(evidence)+"\n")); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, "status"), []byte(StatusFixed+"\n")); err != nil {
+		return err
+	}
+	return d.summarise(dir)
+}
+
 func oneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' || r == '\t' {

@@ -34,6 +34,10 @@ type Bucket struct {
 	Replays    int           `json:"replays"`
 	Reproduced int           `json:"reproduced"`
 	LastReplay time.Time     `json:"last_replay,omitzero"`
+	// FixedIn is the JDK build a replay found the bug gone from while an older build of the
+	// same release still had it (the file fixed_in: version, then the evidence).
+	FixedIn       string `json:"fixed_in,omitempty"`
+	FixedEvidence string `json:"fixed_evidence,omitempty"`
 }
 
 // ReproRate is the share of replays that hit the bucket again, or -1 before any replay.
@@ -128,6 +132,9 @@ func load(dir string) (Bucket, error) {
 	b.Kind = strings.TrimSpace(string(kind))
 	if st, err := os.ReadFile(filepath.Join(dir, "status")); err == nil && strings.TrimSpace(string(st)) != "" {
 		b.Status = strings.TrimSpace(string(st))
+	}
+	if f, err := os.ReadFile(filepath.Join(dir, "fixed_in")); err == nil {
+		b.FixedIn, b.FixedEvidence, _ = strings.Cut(strings.TrimSpace(string(f)), "\t")
 	}
 	occ, err := readKeyed(filepath.Join(dir, "occurrences.tsv"))
 	if err != nil {

@@ -48,7 +48,7 @@ func (d *Dir) Merge(src string) (MergeStats, error) {
 			if err := os.MkdirAll(ddir, 0o755); err != nil {
 				return st, fmt.Errorf("merge: %v", err)
 			}
-			for _, f := range []string{"kind", "title", "status"} {
+			for _, f := range []string{"kind", "title", "status", "fixed_in"} {
 				if raw, err := os.ReadFile(filepath.Join(sdir, f)); err == nil {
 					if err := writeAtomic(filepath.Join(ddir, f), raw); err != nil {
 						return st, err

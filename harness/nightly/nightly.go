@@ -10,6 +10,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
@@ -21,6 +22,10 @@ type Config struct {
 	Threshold float64          // largest tolerated fall of a cell's complete-trace share (0.05 = 5 points)
 	MinWalks  uint64           // cells with fewer walks on either night are not compared
 	Clock     func() time.Time // when the night starts; nil: time.Now
+	// Builds are the JDKs found on the machine. A bucket whose JDK has other builds of the
+	// same release among them (17.0.15 and 17.0.21, say) is replayed on each, and marked
+	// fixed in the newest when that one no longer reproduces it and an older one does.
+	Builds []jdk.JDK
 }
 
 // Defaults fills unset knobs.

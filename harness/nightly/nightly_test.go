@@ -26,6 +26,7 @@ import (
 type walker struct {
 	share   map[string]float64
 	crashes func(e episode.Episode) bool
+	title   string // of the crash; "" for a sender_for_compiled_frame SIGSEGV
 }
 
 func (w walker) Run(ctx context.Context, e episode.Episode, j jdk.JDK, dir string) (*results.Results, error) {
@@ -44,6 +45,9 @@ func (w walker) Run(ctx context.Context, e episode.Episode, j jdk.JDK, dir strin
 	if w.crashes != nil && w.crashes(e) {
 		r.Outcome = results.Crash
 		r.Crash = &results.Finding{Title: "SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace", Bucket: "segv-sender"}
+		if w.title != "" {
+			r.Crash = &results.Finding{Title: w.title, Bucket: "zombie"}
+		}
 	}
 	return r, nil
 }
@@ -217,4 +221,62 @@ func TestReplaySkipsRefusedSignalModes(t *testing.T) {
 	assert.Equal(t, "skipped an episode: signal mode cpu is refused on this machine", v.Night.Replays[0].Note)
 	assert.True(t, v.Pass())
 	assert.Equal(t, 1, parseJUnit(t, v).Suites[1].Skipped)
+}
+
+// A bucket that crashes on an older build of a release and not on the newest is marked fixed
+// in the newest; the older build's reproductions keep showing the difference without failing
+// the night, and a reproduction on the fixed build would.
+func TestReplayMarksABucketFixedInANewerBuild(t *testing.T) {
+	dir, st, corp := newNightDir(t)
+	e := episode.Derive(0x5eed, episode.Pins{Mode: "wall", Workload: "classchurn", JDK: "17"})
+	title := "guarantee(is_result_safe || is_in_asgct()) failed: unsafe access to zombie method in codeCache.cpp via AsyncGetCallTrace"
+	_, err := corp.Add("old/1", &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e,
+		Outcome: results.Crash, JDK: results.JDK{Version: "17.0.15"}, Crash: &results.Finding{Title: title, Bucket: "zombie"}})
+	require.NoError(t, err)
+	builds := []jdk.JDK{
+		{Path: "/jdks/17.0.21.1", Version: "17.0.21.1", Major: 17, VM: "server"},
+		{Path: "/jdks/17.0.21.1-zero", Version: "17.0.21.1", Major: 17, VM: "zero"},
+		{Path: "/usr/lib/jvm/java-17", Version: "17.0.15", Major: 17, VM: "server"},
+		{Path: "/usr/lib/jvm/temurin-25", Version: "25.0.3", Major: 25, VM: "server"},
+	}
+	resolve := func(spec string) (jdk.JDK, error) {
+		if spec == "17" {
+			spec = "/usr/lib/jvm/java-17"
+		}
+		for _, b := range builds {
+			if b.Path == spec {
+				return b, nil
+			}
+		}
+		return jdk.JDK{}, fmt.Errorf("no JDK %s", spec)
+	}
+	night := func(at time.Time, crashesOn string) *Verdict {
+		x := walker{crashes: func(r episode.Episode) bool { return r.Workload == "classchurn" && strings.HasPrefix(r.JDK, crashesOn) }}
+		x.title = title
+		cfg := Config{
+			Spec:    campaign.Spec{Walkers: [][]string{{"asgct"}}, Workloads: []string{"recursion"}, JDKs: []string{"17"}, Episodes: 2},
+			Options: campaign.Options{Jobs: 2, RunsDir: filepath.Join(dir, "runs"), ResolveJDK: resolve},
+			Replays: 3, Clock: func() time.Time { return at }, Builds: builds,
+		}
+		v, err := Run(context.Background(), st, corp, x, cfg)
+		require.NoError(t, err)
+		return v
+	}
+	v := night(time.Date(2026, 6, 1, 2, 0, 0, 0, time.UTC), "/usr/lib/jvm/java-17")
+	require.Len(t, v.Night.Replays, 1)
+	r := v.Night.Replays[0]
+	assert.Equal(t, []store.BuildReplay{{JDK: "17.0.15", Attempts: 3, Reproduced: 3}, {JDK: "17.0.21.1", Attempts: 3}}, r.Builds,
+		"replayed on both server builds of 17, not on Zero or 25")
+	assert.Equal(t, "17.0.21.1", r.FixedIn)
+	assert.False(t, r.Failed, "reproducing on the older build is the expected difference")
+	b, err := corp.Get(r.Bucket)
+	require.NoError(t, err)
+	assert.Equal(t, corpus.StatusFixed, b.Status)
+	assert.Equal(t, "17.0.21.1", b.FixedIn)
+	assert.Equal(t, "reproduced on 17.0.15 3 of 3; 17.0.21.1 0 of 3", b.FixedEvidence)
+
+	v = night(time.Date(2026, 6, 2, 2, 0, 0, 0, time.UTC), "/") // now crashes on every build
+	r = v.Night.Replays[0]
+	assert.True(t, r.Failed, "a reproduction on the build it was fixed in is a regression")
+	assert.False(t, v.Pass())
 }

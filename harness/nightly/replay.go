@@ -3,10 +3,13 @@ package nightly
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
@@ -42,9 +45,11 @@ func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir,
 			}
 			continue
 		}
-		for k := 0; k < cfg.Replays; k++ {
-			list.Episodes = append(list.Episodes, runnable[k%len(runnable)])
-			owner = append(owner, bi)
+		for _, e := range onEveryBuild(runnable, cfg) {
+			for k := 0; k < cfg.Replays; k++ {
+				list.Episodes = append(list.Episodes, e[k%len(e)])
+				owner = append(owner, bi)
+			}
 		}
 	}
 	v.Night.Replay = list.ID
@@ -80,11 +85,125 @@ func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir,
 			if err := corp.RecordReplay(b.Bucket, key, same, r.JDK, r.Ended); err != nil {
 				return err
 			}
+			countBuild(b, r.JDK, same)
 		}
 	}
 	for i := range reps {
-		reps[i].Failed = reps[i].Findings > 0 && reps[i].Status != corpus.StatusKnown
+		b := &reps[i]
+		if len(b.Builds) > 1 {
+			if v, evidence := fixedIn(b.Builds); v != "" && b.Status != corpus.StatusKnown {
+				if err := corp.MarkFixed(b.Bucket, v, evidence); err != nil {
+					return err
+				}
+				b.FixedIn, b.Status = v, corpus.StatusFixed
+				b.Note = strings.TrimPrefix(b.Note+"; fixed in "+v+": "+evidence, "; ")
+			}
+		}
+		if b.FixedIn == "" {
+			if cb, err := corp.Get(b.Bucket); err == nil {
+				b.FixedIn = cb.FixedIn
+			}
+		}
+		b.Failed = b.Findings > 0 && b.Status != corpus.StatusKnown
+		if b.FixedIn != "" && len(b.Builds) > 0 {
+			// Fixed in a build: only a reproduction there or later is a regression; the
+			// older builds are replayed to keep showing the difference.
+			b.Failed = false
+			for _, br := range b.Builds {
+				if br.Reproduced > 0 && jdk.CompareVersions(br.JDK, b.FixedIn) >= 0 {
+					b.Failed = true
+				}
+			}
+		}
 	}
 	v.Night.Replays = reps
 	return nil
+}
+
+// onEveryBuild groups a bucket's episodes by the JDK build they replay on: as saved, or,
+// when the machine has several server builds of the episode's release, once per build (the
+// episode's JDK set to that build's path).
+func onEveryBuild(eps []episode.Episode, cfg Config) [][]episode.Episode {
+	var byBuild [][]episode.Episode
+	index := map[string]int{}
+	for _, e := range eps {
+		builds := siblings(e.JDK, cfg)
+		if len(builds) < 2 {
+			builds = []string{e.JDK}
+		}
+		for _, path := range builds {
+			c := e
+			c.JDK = path
+			k, ok := index[path]
+			if !ok {
+				k = len(byBuild)
+				index[path] = k
+				byBuild = append(byBuild, nil)
+			}
+			byBuild[k] = append(byBuild[k], c)
+		}
+	}
+	return byBuild
+}
+
+// siblings are the paths of the server builds of the release the spec resolves to, oldest
+// first (Zero and other VMs of the same release are other walkers' business).
+func siblings(spec string, cfg Config) []string {
+	if len(cfg.Builds) == 0 || cfg.Options.ResolveJDK == nil {
+		return nil
+	}
+	j, err := cfg.Options.ResolveJDK(spec)
+	if err != nil {
+		return nil
+	}
+	var same []jdk.JDK
+	for _, b := range cfg.Builds {
+		if b.Major == j.Major && b.VM == j.VM && !b.Zero() {
+			same = append(same, b)
+		}
+	}
+	sort.Slice(same, func(a, b int) bool { return jdk.CompareVersions(same[a].Version, same[b].Version) < 0 })
+	paths := make([]string, len(same))
+	for i, b := range same {
+		paths[i] = b.Path
+	}
+	return paths
+}
+
+func countBuild(b *store.Replay, version string, reproduced bool) {
+	for i := range b.Builds {
+		if b.Builds[i].JDK == version {
+			b.Builds[i].Attempts++
+			if reproduced {
+				b.Builds[i].Reproduced++
+			}
+			return
+		}
+	}
+	r := store.BuildReplay{JDK: version, Attempts: 1}
+	if reproduced {
+		r.Reproduced = 1
+	}
+	b.Builds = append(b.Builds, r)
+}
+
+// fixedIn names the newest build when none of its replays reproduced the bucket while an
+// older build's did, with the counts as evidence; "" otherwise.
+func fixedIn(builds []store.BuildReplay) (version, evidence string) {
+	bs := append([]store.BuildReplay(nil), builds...)
+	sort.Slice(bs, func(a, b int) bool { return jdk.CompareVersions(bs[a].JDK, bs[b].JDK) < 0 })
+	newest := bs[len(bs)-1]
+	if newest.Attempts == 0 || newest.Reproduced > 0 {
+		return "", ""
+	}
+	var older []string
+	for _, b := range bs[:len(bs)-1] {
+		if b.Reproduced > 0 {
+			older = append(older, fmt.Sprintf("%s %d of %d", b.JDK, b.Reproduced, b.Attempts))
+		}
+	}
+	if len(older) == 0 {
+		return "", ""
+	}
+	return newest.JDK, fmt.Sprintf("reproduced on %s; %s 0 of %d", strings.Join(older, ", "), newest.JDK, newest.Attempts)
 }

@@ -32,6 +32,18 @@ type Replay struct {
 	Findings   int    `json:"findings"`   // attempts that crashed or hung at all
 	Failed     bool   `json:"failed"`     // counts against the verdict
 	Note       string `json:"note,omitempty"`
+	// Builds: the attempts per JDK build when the bucket was replayed on several builds of
+	// one release; FixedIn: the newest of them, when it no longer reproduces there and an
+	// older one does.
+	Builds  []BuildReplay `json:"builds,omitempty"`
+	FixedIn string        `json:"fixed_in,omitempty"`
+}
+
+// BuildReplay counts one JDK build's replays of a bucket.
+type BuildReplay struct {
+	JDK        string `json:"jdk"`
+	Attempts   int    `json:"attempts"`
+	Reproduced int    `json:"reproduced"`
 }
 
 // AddNight records a verdict (a night id is written once).
