@@ -8,19 +8,13 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	walkers "github.com/walkfuzz/walkfuzz/harness/walker" // this package's walker is its per-walker aggregate
 )
 
-// Walk classes, the keys of results.json "classes".
-const (
-	OK             = "ok"
-	TruncatedShort = "truncated:short" // the bottom frame is not a thread root
-	TruncatedDepth = "truncated:depth" // stopped at the depth limit without reaching a root
-	Invalid        = "invalid"         // a frame that cannot be right
-	ErrorPrefix    = "error:"          // followed by the walker's code name
-	// Biased: a deferred trace (the proposed JVMTI API) that the JVM says it took later
-	// than asked; not the stack at the signal, whatever its shape.
-	Biased = "biased"
-)
+// The walk classes (ok, truncated:*, invalid, error:<code>, biased) are harness/walkclass's.
+// OK is walkclass.OK, kept only for runner/outofprocess.go until it names walkclass.
+const OK = walkclass.OK
 
 // Reasons a walk is invalid (the first bad frame decides), the keys of Summary.Invalid.
 const (
@@ -36,9 +30,6 @@ const (
 	ReasonNotInstruction  = "bci_not_instruction" // the top frame's bci is inside an instruction
 	ReasonCallerNotInvoke = "caller_not_invoke"   // a caller's bci is no invoke (and no VM upcall site)
 )
-
-// InvalidPrefix starts the classes of the frame-validity oracle.
-const InvalidPrefix = Invalid + ":"
 
 // Config is what classification needs to know about a run.
 type Config struct {
@@ -87,7 +78,7 @@ func (c *Classifier) walker(i uint16) *walker {
 		name = c.cfg.Walkers[i]
 	}
 	codes := c.cfg.CodeNames[name]
-	if codes == nil && name == "asgct" {
+	if codes == nil && name == walkers.ASGCT {
 		codes = ASGCTCodeName
 	}
 	w := newWalker(name, codes)
@@ -155,21 +146,21 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 	}
 	switch {
 	case reason == ReasonNotInstruction || reason == ReasonCallerNotInvoke:
-		return InvalidPrefix + reason, reason, unresolved
+		return walkclass.InvalidPrefix + reason, reason, unresolved
 	case reason != "":
-		return Invalid, reason, unresolved
+		return walkclass.Invalid, reason, unresolved
 	case r.Flags&samplelog.FlagBiased != 0:
-		return Biased, "", nil
+		return walkclass.Biased, "", nil
 	case bottom >= 0 && c.root(r.Frames[bottom].Method):
-		return OK, "", nil
+		return walkclass.OK, "", nil
 	case bottom < 0 && len(r.Frames) > 0 && r.Frames[len(r.Frames)-1].Type == samplelog.FrameCPP:
 		// A native unwinder (a frame-pointer plugin) names no Java methods: it returns frames
 		// only for a chain it followed to its end, and an error code otherwise.
-		return OK, "", nil
+		return walkclass.OK, "", nil
 	case c.cfg.MaxDepth > 0 && len(r.Frames) >= c.cfg.MaxDepth:
-		return TruncatedDepth, "", nil
+		return walkclass.TruncatedDepth, "", nil
 	}
-	return TruncatedShort, "", nil
+	return walkclass.TruncatedShort, "", nil
 }
 
 // bciProblem checks a resolved frame's bci against its method. Native methods have no

@@ -11,6 +11,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 // Method ids of the test table.
@@ -85,19 +86,19 @@ func TestClassify(t *testing.T) {
 		class  string
 		reason string
 	}{
-		{name: "thread run at bottom", frames: []samplelog.Frame{f(recurse, 3), f(threadRun, 11)}, class: OK},
-		{name: "thread subclass run", frames: []samplelog.Frame{f(recurse, 3), f(workerRun, 0)}, class: OK},
-		{name: "static main", frames: []samplelog.Frame{f(appMain, 40)}, class: OK},
-		{name: "declared root by key", frames: []samplelog.Frame{f(recurse, 0), f(poolLoop, 9)}, class: OK},
-		{name: "declared root by name", frames: []samplelog.Frame{f(poolOther, 9)}, class: OK},
-		{name: "runnable run is not a root", frames: []samplelog.Frame{f(taskRun, 1)}, class: TruncatedShort},
-		{name: "instance main is not a root", frames: []samplelog.Frame{f(instMain, 1)}, class: TruncatedShort},
-		{name: "root in the middle only", frames: []samplelog.Frame{f(threadRun, 1), f(recurse, 1)}, class: TruncatedShort},
+		{name: "thread run at bottom", frames: []samplelog.Frame{f(recurse, 3), f(threadRun, 11)}, class: walkclass.OK},
+		{name: "thread subclass run", frames: []samplelog.Frame{f(recurse, 3), f(workerRun, 0)}, class: walkclass.OK},
+		{name: "static main", frames: []samplelog.Frame{f(appMain, 40)}, class: walkclass.OK},
+		{name: "declared root by key", frames: []samplelog.Frame{f(recurse, 0), f(poolLoop, 9)}, class: walkclass.OK},
+		{name: "declared root by name", frames: []samplelog.Frame{f(poolOther, 9)}, class: walkclass.OK},
+		{name: "runnable run is not a root", frames: []samplelog.Frame{f(taskRun, 1)}, class: walkclass.TruncatedShort},
+		{name: "instance main is not a root", frames: []samplelog.Frame{f(instMain, 1)}, class: walkclass.TruncatedShort},
+		{name: "root in the middle only", frames: []samplelog.Frame{f(threadRun, 1), f(recurse, 1)}, class: walkclass.TruncatedShort},
 		{name: "native frames below the root", frames: []samplelog.Frame{f(recurse, 1), f(threadRun, 1),
-			typed(0x7f0000, 0, samplelog.FrameStub), typed(0x7f1234, 0, samplelog.FrameCPP)}, class: OK},
-		{name: "at max depth without a root", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(recurse, 4)}, class: TruncatedDepth},
-		{name: "at max depth with a root", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(threadRun, 4)}, class: OK},
-		{name: "one below max depth", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3)}, class: TruncatedShort},
+			typed(0x7f0000, 0, samplelog.FrameStub), typed(0x7f1234, 0, samplelog.FrameCPP)}, class: walkclass.OK},
+		{name: "at max depth without a root", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(recurse, 4)}, class: walkclass.TruncatedDepth},
+		{name: "at max depth with a root", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(threadRun, 4)}, class: walkclass.OK},
+		{name: "one below max depth", frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3)}, class: walkclass.TruncatedShort},
 
 		{name: "asgct no Java frame", result: 0, class: "error:no_Java_frame"},
 		{name: "asgct unknown Java", result: -5, class: "error:unknown_Java"},
@@ -107,24 +108,24 @@ func TestClassify(t *testing.T) {
 		{name: "plugin code without name", walker: 1, result: -3, class: "error:code-3"},
 		{name: "unnamed walker index", walker: 5, result: -5, class: "error:code-5"},
 
-		{name: "unresolved method", frames: []samplelog.Frame{f(unknownID, 1), f(threadRun, 1)}, class: Invalid, reason: ReasonUnresolved},
-		{name: "invalid beats truncated", frames: []samplelog.Frame{f(recurse, 1), f(unknownID, 2), f(recurse, 3), f(recurse, 4)}, class: Invalid, reason: ReasonUnresolved},
-		{name: "bci past the end", frames: []samplelog.Frame{f(recurse, 21), f(threadRun, 1)}, class: Invalid, reason: ReasonBciRange},
-		{name: "bci at the last bytecode", frames: []samplelog.Frame{f(recurse, 20), f(threadRun, 1)}, class: OK},
-		{name: "negative bci interpreted", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameInterpreted), f(threadRun, 1)}, class: Invalid, reason: ReasonBciNegative},
-		{name: "bci -3 on a Java method", frames: []samplelog.Frame{f(recurse, -3), f(threadRun, 1)}, class: Invalid, reason: ReasonBciNegative},
-		{name: "bci -1 on the top frame is a prologue", frames: []samplelog.Frame{f(recurse, -1), f(threadRun, 1)}, class: OK},
-		{name: "bci -1 below the top, unknown tier", frames: []samplelog.Frame{f(recurse, 1), f(recurse, -1), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
-		{name: "bci -1 below the top, compiled", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
-		{name: "bci -1 below the top, inlined", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameInlined), f(threadRun, 1)}, class: Invalid, reason: ReasonBciMinusOne},
-		{name: "native-only walk from a native unwinder", frames: []samplelog.Frame{typed(0x7f00, -1, samplelog.FrameCPP), typed(0x7f10, -1, samplelog.FrameCPP)}, class: OK},
-		{name: "native method reports -3", frames: []samplelog.Frame{typed(nativeSleep, -3, samplelog.FrameNative), f(threadRun, 1)}, class: OK},
-		{name: "unknown max bci", frames: []samplelog.Frame{f(noBci, 5000), f(threadRun, 1)}, class: OK},
-		{name: "first bad frame decides", frames: []samplelog.Frame{f(recurse, 99), f(unknownID, 1)}, class: Invalid, reason: ReasonBciRange},
-		{name: "biased complete trace", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(recurse, 3), f(threadRun, 11)}, class: Biased},
-		{name: "biased short trace", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(taskRun, 1)}, class: Biased},
-		{name: "invalid beats biased", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(recurse, 21), f(threadRun, 1)}, class: Invalid, reason: ReasonBciRange},
-		{name: "frame type no walker defines", frames: []samplelog.Frame{typed(recurse, 1, 9), f(threadRun, 1)}, class: Invalid, reason: ReasonFrameType},
+		{name: "unresolved method", frames: []samplelog.Frame{f(unknownID, 1), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonUnresolved},
+		{name: "invalid beats truncated", frames: []samplelog.Frame{f(recurse, 1), f(unknownID, 2), f(recurse, 3), f(recurse, 4)}, class: walkclass.Invalid, reason: ReasonUnresolved},
+		{name: "bci past the end", frames: []samplelog.Frame{f(recurse, 21), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciRange},
+		{name: "bci at the last bytecode", frames: []samplelog.Frame{f(recurse, 20), f(threadRun, 1)}, class: walkclass.OK},
+		{name: "negative bci interpreted", frames: []samplelog.Frame{typed(recurse, -1, samplelog.FrameInterpreted), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciNegative},
+		{name: "bci -3 on a Java method", frames: []samplelog.Frame{f(recurse, -3), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciNegative},
+		{name: "bci -1 on the top frame is a prologue", frames: []samplelog.Frame{f(recurse, -1), f(threadRun, 1)}, class: walkclass.OK},
+		{name: "bci -1 below the top, unknown tier", frames: []samplelog.Frame{f(recurse, 1), f(recurse, -1), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciMinusOne},
+		{name: "bci -1 below the top, compiled", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciMinusOne},
+		{name: "bci -1 below the top, inlined", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameInlined), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciMinusOne},
+		{name: "native-only walk from a native unwinder", frames: []samplelog.Frame{typed(0x7f00, -1, samplelog.FrameCPP), typed(0x7f10, -1, samplelog.FrameCPP)}, class: walkclass.OK},
+		{name: "native method reports -3", frames: []samplelog.Frame{typed(nativeSleep, -3, samplelog.FrameNative), f(threadRun, 1)}, class: walkclass.OK},
+		{name: "unknown max bci", frames: []samplelog.Frame{f(noBci, 5000), f(threadRun, 1)}, class: walkclass.OK},
+		{name: "first bad frame decides", frames: []samplelog.Frame{f(recurse, 99), f(unknownID, 1)}, class: walkclass.Invalid, reason: ReasonBciRange},
+		{name: "biased complete trace", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(recurse, 3), f(threadRun, 11)}, class: walkclass.Biased},
+		{name: "biased short trace", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(taskRun, 1)}, class: walkclass.Biased},
+		{name: "invalid beats biased", flags: samplelog.FlagBiased, frames: []samplelog.Frame{f(recurse, 21), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciRange},
+		{name: "frame type no walker defines", frames: []samplelog.Frame{typed(recurse, 1, 9), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonFrameType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,13 +147,13 @@ func TestNoMaxDepth(t *testing.T) {
 	cfg.MaxDepth = 0
 	c := New(cfg)
 	class, _ := c.Classify(&samplelog.Record{Result: 4, Frames: []samplelog.Frame{f(recurse, 1), f(recurse, 2), f(recurse, 3), f(recurse, 4)}})
-	assert.Equal(t, TruncatedShort, class)
+	assert.Equal(t, walkclass.TruncatedShort, class)
 }
 
 func TestNilMethodsAndRoots(t *testing.T) {
 	c := New(Config{Walkers: []string{"asgct"}})
 	class, reason := c.Classify(&samplelog.Record{Result: 1, Frames: []samplelog.Frame{f(threadRun, 1)}})
-	assert.Equal(t, Invalid, class)
+	assert.Equal(t, walkclass.Invalid, class)
 	assert.Equal(t, ReasonUnresolved, reason)
 }
 
@@ -181,7 +182,7 @@ func TestSummaries(t *testing.T) {
 	a := s["asgct"]
 	assert.Equal(t, "asgct", a.Walker)
 	assert.Equal(t, uint64(21), a.Walks)
-	assert.Equal(t, map[string]uint64{OK: 10, Invalid: 8, TruncatedShort: 1, TruncatedDepth: 0, "error:unknown_Java": 2}, a.Classes)
+	assert.Equal(t, map[string]uint64{walkclass.OK: 10, walkclass.Invalid: 8, walkclass.TruncatedShort: 1, walkclass.TruncatedDepth: 0, "error:unknown_Java": 2}, a.Classes)
 	assert.Equal(t, map[string]uint64{ReasonUnresolved: 7, ReasonBciMinusOne: 1}, a.Invalid)
 	assert.Equal(t, uint64(7), a.UnresolvedFrames)
 	assert.Equal(t, uint64(3), a.UnresolvedIDs)
@@ -189,17 +190,17 @@ func TestSummaries(t *testing.T) {
 	assert.InDelta(t, 1000, a.LatencyNs.P50, 10)
 	assert.Equal(t, uint64(100), a.OverheadNs.P50)
 
-	assert.NotContains(t, a.Examples, OK, "no examples of ok walks")
-	assert.Len(t, a.Examples[Invalid], 5, "examples are capped")
+	assert.NotContains(t, a.Examples, walkclass.OK, "no examples of ok walks")
+	assert.Len(t, a.Examples[walkclass.Invalid], 5, "examples are capped")
 	assert.Len(t, a.Examples["error:unknown_Java"], 2)
-	assert.Equal(t, Example{Class: Invalid, Reason: ReasonUnresolved, Tid: 7, Sample: 99, Result: 2,
-		Frames: []string{"app.Rec.recurse(I)I @1 [java]", "<unresolved 0xdead> @1 [java]"}}, a.Examples[Invalid][0])
-	assert.Equal(t, Example{Class: TruncatedShort, Tid: 7, Sample: 99, Result: 1, Frames: []string{"app.Task.run()V @2 [java]"}},
-		a.Examples[TruncatedShort][0])
+	assert.Equal(t, Example{Class: walkclass.Invalid, Reason: ReasonUnresolved, Tid: 7, Sample: 99, Result: 2,
+		Frames: []string{"app.Rec.recurse(I)I @1 [java]", "<unresolved 0xdead> @1 [java]"}}, a.Examples[walkclass.Invalid][0])
+	assert.Equal(t, Example{Class: walkclass.TruncatedShort, Tid: 7, Sample: 99, Result: 1, Frames: []string{"app.Task.run()V @2 [java]"}},
+		a.Examples[walkclass.TruncatedShort][0])
 
 	v := s["vmstructs"]
 	assert.Zero(t, v.Walks)
-	assert.Equal(t, map[string]uint64{OK: 0, Invalid: 0, TruncatedShort: 0, TruncatedDepth: 0}, v.Classes)
+	assert.Equal(t, map[string]uint64{walkclass.OK: 0, walkclass.Invalid: 0, walkclass.TruncatedShort: 0, walkclass.TruncatedDepth: 0}, v.Classes)
 }
 
 func TestWriteExamples(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 // maxUnresolvedIDs bounds the set of distinct unresolved ids a walker keeps: a walker
@@ -66,7 +67,7 @@ func (w *walker) errorClass(code int32) string {
 	if name == "" {
 		name = "code" + strconv.Itoa(int(code))
 	}
-	s := ErrorPrefix + name
+	s := walkclass.ErrorPrefix + name
 	w.errorNames[code] = s
 	return s
 }
@@ -76,14 +77,14 @@ func (w *walker) add(r *samplelog.Record, class, reason string, unresolved []uin
 	w.latency.record(uint64(r.WalkNs))
 	w.overhead.record(uint64(r.OverheadNs))
 	switch class {
-	case OK:
+	case walkclass.OK:
 		w.ok++
 		return
-	case TruncatedShort:
+	case walkclass.TruncatedShort:
 		w.short++
-	case TruncatedDepth:
+	case walkclass.TruncatedDepth:
 		w.depth++
-	case Invalid:
+	case walkclass.Invalid:
 		w.broken++
 		w.reasons[reason]++
 	default:
@@ -105,7 +106,7 @@ func (w *walker) summary() *Summary {
 		Walker: w.name,
 		Walks:  w.walks,
 		Classes: map[string]uint64{
-			OK: w.ok, TruncatedShort: w.short, TruncatedDepth: w.depth, Invalid: w.broken,
+			walkclass.OK: w.ok, walkclass.TruncatedShort: w.short, walkclass.TruncatedDepth: w.depth, walkclass.Invalid: w.broken,
 		},
 		Invalid:          make(map[string]uint64, len(w.reasons)),
 		UnresolvedFrames: w.unresolvedFrames,

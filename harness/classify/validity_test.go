@@ -8,6 +8,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 // Bytecode of the frame-validity test table (javap -c of small methods):
@@ -44,19 +45,19 @@ func TestFrameValidity(t *testing.T) {
 		frames []samplelog.Frame
 		class  string
 	}{
-		{"top at an instruction, caller at its invoke", []samplelog.Frame{f(vLeaf, 3), f(vCaller, 1), f(vRoot, 1)}, OK},
-		{"top inside bipush", []samplelog.Frame{f(vLeaf, 1), f(vCaller, 1), f(vRoot, 1)}, InvalidPrefix + ReasonNotInstruction},
-		{"top inside iinc", []samplelog.Frame{f(vLeaf, 5), f(vCaller, 1), f(vRoot, 1)}, InvalidPrefix + ReasonNotInstruction},
-		{"caller at aload_0", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 0), f(vRoot, 1)}, InvalidPrefix + ReasonCallerNotInvoke},
-		{"caller inside its invoke", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 2), f(vRoot, 1)}, InvalidPrefix + ReasonCallerNotInvoke},
-		{"root's bci one past the invoke", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 1), f(vRoot, 4)}, InvalidPrefix + ReasonCallerNotInvoke},
-		{"<clinit> under new", []samplelog.Frame{f(vClinit, 0), f(vCaller, 4), f(vRoot, 1)}, OK},
-		{"<clinit> under dup", []samplelog.Frame{f(vClinit, 0), f(vCaller, 7), f(vRoot, 1)}, InvalidPrefix + ReasonCallerNotInvoke},
-		{"class loading while resolving new", []samplelog.Frame{f(vLoad, 0), f(vCaller, 4), f(vRoot, 1)}, OK},
-		{"an exception the VM throws", []samplelog.Frame{f(vNPE, 0), f(vCaller, 0), f(vRoot, 1)}, OK},
-		{"a VM frame between", []samplelog.Frame{f(vLeaf, 0), typed(0x7f00, 0, samplelog.FrameCPP), f(vCaller, 0), f(vRoot, 1)}, OK},
-		{"top below VM frames", []samplelog.Frame{typed(0x7f00, 0, samplelog.FrameCPP), f(vLeaf, 1), f(vRoot, 1)}, InvalidPrefix + ReasonNotInstruction},
-		{"top in its prologue", []samplelog.Frame{typed(vLeaf, -1, samplelog.FrameCompiled), f(vCaller, 1), f(vRoot, 1)}, OK},
+		{"top at an instruction, caller at its invoke", []samplelog.Frame{f(vLeaf, 3), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
+		{"top inside bipush", []samplelog.Frame{f(vLeaf, 1), f(vCaller, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonNotInstruction},
+		{"top inside iinc", []samplelog.Frame{f(vLeaf, 5), f(vCaller, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonNotInstruction},
+		{"caller at aload_0", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 0), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
+		{"caller inside its invoke", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 2), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
+		{"root's bci one past the invoke", []samplelog.Frame{f(vLeaf, 0), f(vCaller, 1), f(vRoot, 4)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
+		{"<clinit> under new", []samplelog.Frame{f(vClinit, 0), f(vCaller, 4), f(vRoot, 1)}, walkclass.OK},
+		{"<clinit> under dup", []samplelog.Frame{f(vClinit, 0), f(vCaller, 7), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
+		{"class loading while resolving new", []samplelog.Frame{f(vLoad, 0), f(vCaller, 4), f(vRoot, 1)}, walkclass.OK},
+		{"an exception the VM throws", []samplelog.Frame{f(vNPE, 0), f(vCaller, 0), f(vRoot, 1)}, walkclass.OK},
+		{"a VM frame between", []samplelog.Frame{f(vLeaf, 0), typed(0x7f00, 0, samplelog.FrameCPP), f(vCaller, 0), f(vRoot, 1)}, walkclass.OK},
+		{"top below VM frames", []samplelog.Frame{typed(0x7f00, 0, samplelog.FrameCPP), f(vLeaf, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonNotInstruction},
+		{"top in its prologue", []samplelog.Frame{typed(vLeaf, -1, samplelog.FrameCompiled), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
 	}
 	for _, tc := range tests {
 		r := &samplelog.Record{Result: int32(len(tc.frames)), Frames: tc.frames}

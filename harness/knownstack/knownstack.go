@@ -14,17 +14,15 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
-// Classes of a tagged walk.
+// Classes of a tagged walk: walkclass.OK, walkclass.MismatchFrame (a method differs at some
+// depth), MismatchMissing (the walk lost frames), MismatchExtra (the walk invented frames),
+// MismatchBci (a non-top frame's bci differs), TruncatedDepth (a correct prefix cut at the
+// depth limit), and these, which only this check gives.
 const (
-	OK       = "ok"
-	Frame    = "mismatch:frame"   // a method differs at some depth
-	Missing  = "mismatch:missing" // the walk lost frames
-	Extra    = "mismatch:extra"   // the walk invented frames
-	Bci      = "mismatch:bci"     // a non-top frame's bci differs
-	Depth    = "truncated:depth"  // a correct prefix cut at the depth limit
-	Boundary = "boundary"         // caught inside KnownStack.enter/exit itself: not compared
+	Boundary = "boundary" // caught inside KnownStack.enter/exit itself: not compared
 	// Callee: the walk matched from the region's top method down, with frames above it: the
 	// thread was in a call the region makes (with -XX:+DebugNonSafepoints, an inlined callee
 	// is reported at a non-safepoint pc, correctly). Counted as ok too; the frames above are
@@ -160,7 +158,8 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 	w := c.walkerName(r.Walker)
 	m := c.Counts[w]
 	if m == nil {
-		m = map[string]uint64{"tagged": 0, OK: 0, Frame: 0, Missing: 0, Extra: 0, Bci: 0}
+		m = map[string]uint64{"tagged": 0, walkclass.OK: 0, walkclass.MismatchFrame: 0, walkclass.MismatchMissing: 0,
+			walkclass.MismatchExtra: 0, walkclass.MismatchBci: 0}
 		c.Counts[w] = m
 	}
 	m["tagged"]++
@@ -180,10 +179,10 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 	class, at := c.Compare(r.Frames, rec)
 	if class == Callee {
 		m[Callee]++
-		class = OK
+		class = walkclass.OK
 	}
 	m[class]++
-	if class != OK && class != Boundary && class != Depth && c.perClass[w+class] < 5 {
+	if class != walkclass.OK && class != Boundary && class != walkclass.TruncatedDepth && c.perClass[w+class] < 5 {
 		c.perClass[w+class]++
 		c.Examples = append(c.Examples, c.example(w, class, at, r, rec))
 	}
@@ -229,30 +228,30 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 		// Two frames in the wrong order name wrong methods at both depths.
 		if i+1 < len(walk) && i+1 < len(rec) && k == rec[i+1].key() {
 			if k2, _ := c.key(walk[i+1]); k2 == rec[i].key() {
-				return Frame, i
+				return walkclass.MismatchFrame, i
 			}
 		}
 		// Lost frames: this walk frame matches a deeper recorded one. Invented: the next walk
 		// frame matches this recorded one.
 		for j := i + 1; j < len(rec) && j <= i+8; j++ {
 			if rec[j].key() == k {
-				return Missing, i
+				return walkclass.MismatchMissing, i
 			}
 		}
 		if i+1 < len(walk) {
 			if k2, _ := c.key(walk[i+1]); k2 == rec[i].key() {
-				return Extra, i
+				return walkclass.MismatchExtra, i
 			}
 		}
-		return Frame, i
+		return walkclass.MismatchFrame, i
 	}
 	switch {
 	case len(walk) < len(rec) && c.MaxDepth > 0 && len(walk) >= c.MaxDepth:
-		return Depth, len(walk)
+		return walkclass.TruncatedDepth, len(walk)
 	case len(walk) < len(rec):
-		return Missing, len(walk)
+		return walkclass.MismatchMissing, len(walk)
 	case len(walk) > len(rec):
-		return Extra, len(rec)
+		return walkclass.MismatchExtra, len(rec)
 	}
 	return c.compareBci(walk, rec)
 }
@@ -265,10 +264,10 @@ func (c *Checker) compareBci(walk []samplelog.Frame, rec []RecFrame) (class stri
 			continue
 		}
 		if walk[i].Bci != rec[i].Bci {
-			return Bci, i
+			return walkclass.MismatchBci, i
 		}
 	}
-	return OK, -1
+	return walkclass.OK, -1
 }
 
 // maxCalleeSearch bounds how many frames above the region's top a walk cut at the depth
@@ -298,10 +297,10 @@ func (c *Checker) calleeAbove(walk []samplelog.Frame, rec []RecFrame) (class str
 		}
 		class, at := c.compareBci(walk[d:d+n], rec[:n])
 		switch {
-		case class != OK:
+		case class != walkclass.OK:
 			return class, at + d, true
 		case n < len(rec):
-			return Depth, len(walk), true
+			return walkclass.TruncatedDepth, len(walk), true
 		}
 		return Callee, -1, true
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 const stacksFile = "K\t1\t4\n" +
@@ -66,22 +67,22 @@ func TestCompare(t *testing.T) {
 		depth int
 		want  string
 	}{
-		{"exact, top bci free", frames(0x10, 0x20, 0x30, 0x40), 2048, OK},
+		{"exact, top bci free", frames(0x10, 0x20, 0x30, 0x40), 2048, walkclass.OK},
 		{"inside enter itself", frames(0x50, 0x10, 0x20, 0x30, 0x40), 2048, Boundary},
-		{"lost a frame", frames(0x10, 0x30, 0x40), 2048, Missing},
-		{"invented a frame", frames(0x10, 0x60, 0x20, 0x30, 0x40), 2048, Extra},
-		{"wrong method", frames(0x10, 0x60, 0x30, 0x40), 2048, Frame},
-		{"short at the bottom", frames(0x10, 0x20, 0x30), 2048, Missing},
-		{"cut at the depth limit", frames(0x10, 0x20), 2, Depth},
-		{"caller bci differs", swapped, 2048, Bci},
-		{"unresolved id", frames(0x10, 0x99, 0x30, 0x40), 2048, Frame},
-		{"two frames swapped", frames(0x20, 0x10, 0x30, 0x40), 2048, Frame},
+		{"lost a frame", frames(0x10, 0x30, 0x40), 2048, walkclass.MismatchMissing},
+		{"invented a frame", frames(0x10, 0x60, 0x20, 0x30, 0x40), 2048, walkclass.MismatchExtra},
+		{"wrong method", frames(0x10, 0x60, 0x30, 0x40), 2048, walkclass.MismatchFrame},
+		{"short at the bottom", frames(0x10, 0x20, 0x30), 2048, walkclass.MismatchMissing},
+		{"cut at the depth limit", frames(0x10, 0x20), 2, walkclass.TruncatedDepth},
+		{"caller bci differs", swapped, 2048, walkclass.MismatchBci},
+		{"unresolved id", frames(0x10, 0x99, 0x30, 0x40), 2048, walkclass.MismatchFrame},
+		{"two frames swapped", frames(0x20, 0x10, 0x30, 0x40), 2048, walkclass.MismatchFrame},
 		{"in a call the region makes", frames(0x60, 0x10, 0x20, 0x30, 0x40), 2048, Callee},
 		{"two calls deeper", frames(0x60, 0x60, 0x10, 0x20, 0x30, 0x40), 2048, Callee},
-		{"callee above, caller bci differs", calleeBadBci, 2048, Bci},
-		{"frames above a wrong region", frames(0x60, 0x10, 0x60, 0x30, 0x40), 2048, Extra},
-		{"callee above, cut at the depth limit", frames(0x60, 0x10, 0x20, 0x30), 4, Depth},
-		{"callee above, cut, wrong method", frames(0x60, 0x10, 0x60, 0x30), 4, Extra},
+		{"callee above, caller bci differs", calleeBadBci, 2048, walkclass.MismatchBci},
+		{"frames above a wrong region", frames(0x60, 0x10, 0x60, 0x30, 0x40), 2048, walkclass.MismatchExtra},
+		{"callee above, cut at the depth limit", frames(0x60, 0x10, 0x20, 0x30), 4, walkclass.TruncatedDepth},
+		{"callee above, cut, wrong method", frames(0x60, 0x10, 0x60, 0x30), 4, walkclass.MismatchExtra},
 	}
 	for _, tc := range cases {
 		c.MaxDepth = tc.depth
@@ -98,7 +99,7 @@ func TestDoctoredStackIsAMismatch(t *testing.T) {
 	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
 	c.Add(&samplelog.Record{Region: 0, Result: 4, Frames: frames(0x10)}, nil)
 	assert.Equal(t, uint64(1), c.Counts["asgct"]["tagged"])
-	assert.Equal(t, uint64(1), c.Counts["asgct"][Frame]+c.Counts["asgct"][Missing]+c.Counts["asgct"][Extra])
+	assert.Equal(t, uint64(1), c.Counts["asgct"][walkclass.MismatchFrame]+c.Counts["asgct"][walkclass.MismatchMissing]+c.Counts["asgct"][walkclass.MismatchExtra])
 	require.Len(t, c.Examples, 1)
 	assert.Contains(t, c.Examples[0].Expected[1], "Lambda")
 }

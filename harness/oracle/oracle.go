@@ -20,25 +20,27 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
-// Classes per async walker.
+// Classes per async walker: walkclass.OK, walkclass.MismatchBottom (root-most frames
+// differ), TruncatedShort (lost frames below: its bottom is higher up in the reference),
+// SkippedStarting (the reference ends in no thread root: nothing settled to compare),
+// SkippedEntry (both end in (different) roots: the thread moved between entries), and these
+// counts.
 const (
-	Compared       = "compared"
-	OK             = "ok"
-	BottomMismatch = "mismatch:bottom"  // root-most frames differ
-	Short          = "truncated:short"  // lost frames below: its bottom is higher up in the reference
-	AsyncFailed    = "async_failed"     // the async walker returned no frames
-	RefFailed      = "reference_failed" // the reference could not be taken
-	NotRooted      = "skipped:starting" // the reference ends in no thread root: nothing settled to compare
-	EntryChanged   = "skipped:entry"    // both end in (different) roots: the thread moved between entries
+	Compared    = "compared"
+	AsyncFailed = "async_failed"     // the async walker returned no frames
+	RefFailed   = "reference_failed" // the reference could not be taken
 )
 
 // shown is how many root-most frames an example renders.
 const shown = 6
 
-// ReferenceName is the walker name the agent gives reference records.
-const ReferenceName = "reference"
+// ReferenceName is the walker name the agent gives reference records (the registry's
+// pseudo-walker).
+const ReferenceName = walker.Reference
 
 type key struct {
 	tid    uint32
@@ -117,13 +119,13 @@ func (c *Checker) Add(r *samplelog.Record) {
 		name := c.walkers[w.walker]
 		m := c.Counts[name]
 		if m == nil {
-			m = map[string]uint64{Compared: 0, OK: 0, BottomMismatch: 0, Short: 0}
+			m = map[string]uint64{Compared: 0, walkclass.OK: 0, walkclass.MismatchBottom: 0, walkclass.TruncatedShort: 0}
 			c.Counts[name] = m
 		}
 		m[Compared]++
 		class := c.compare(w, r)
 		m[class]++
-		if (class == BottomMismatch || class == Short) && c.kept[name+class] < 5 {
+		if (class == walkclass.MismatchBottom || class == walkclass.TruncatedShort) && c.kept[name+class] < 5 {
 			c.kept[name+class]++
 			c.Examples = append(c.Examples, Example{Walker: name, Class: class, Tid: r.Tid,
 				Async: c.render(w.frames), Reference: c.render(r.Frames), AsyncLen: len(w.frames), RefLen: len(r.Frames)})
@@ -142,23 +144,23 @@ func (c *Checker) compare(w walk, ref *samplelog.Record) string {
 	ab, rb := a[len(a)-1].Method, b[len(b)-1].Method
 	switch {
 	case c.maxDepth > 0 && len(a) >= c.maxDepth:
-		return OK // cut at the depth limit: its bottom is not the thread's bottom
+		return walkclass.OK // cut at the depth limit: its bottom is not the thread's bottom
 	case !c.isRoot(rb):
-		return NotRooted
+		return walkclass.SkippedStarting
 	case ab == rb:
-		return OK
+		return walkclass.OK
 	case c.isRoot(ab):
-		return EntryChanged
+		return walkclass.SkippedEntry
 	}
 	// The walk's bottom frame sits higher in the reference: frames were lost below it.
 	if len(a) < len(b) {
 		for j := 0; j < len(b)-1; j++ {
 			if b[j].Method == ab {
-				return Short
+				return walkclass.TruncatedShort
 			}
 		}
 	}
-	return BottomMismatch
+	return walkclass.MismatchBottom
 }
 
 func (c *Checker) render(fs []samplelog.Frame) []string {

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 func rec(walker uint16, sample uint64, ids ...uint64) *samplelog.Record {
@@ -44,19 +45,19 @@ func TestBottomFrameCheck(t *testing.T) {
 	c.Add(rec(1, 8, 1, 50))
 	m := c.Counts["asgct"]
 	assert.Equal(t, uint64(7), m[Compared])
-	assert.Equal(t, uint64(2), m[OK])
-	assert.Equal(t, uint64(1), m[BottomMismatch])
-	assert.Equal(t, uint64(1), m[Short])
+	assert.Equal(t, uint64(2), m[walkclass.OK])
+	assert.Equal(t, uint64(1), m[walkclass.MismatchBottom])
+	assert.Equal(t, uint64(1), m[walkclass.TruncatedShort])
 	assert.Equal(t, uint64(1), m[AsyncFailed])
-	assert.Equal(t, uint64(1), m[NotRooted])
-	assert.Equal(t, uint64(1), m[EntryChanged])
+	assert.Equal(t, uint64(1), m[walkclass.SkippedStarting])
+	assert.Equal(t, uint64(1), m[walkclass.SkippedEntry])
 	assert.Len(t, c.Examples, 2)
 
 	// At the depth limit (3 here) the walk's bottom is not the thread's.
 	d := New([]string{"asgct", "reference"}, nil, 3, isRoot)
 	d.Add(rec(0, 9, 1, 2, 3))
 	d.Add(rec(1, 9, 1, 2, 3, 4, 5))
-	assert.Equal(t, uint64(1), d.Counts["asgct"][OK])
+	assert.Equal(t, uint64(1), d.Counts["asgct"][walkclass.OK])
 }
 
 func TestNoReferenceWalkerNoChecker(t *testing.T) {

@@ -19,6 +19,8 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/oracle"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // classifyLag: a walk is classified only once it is this old, so the method-table lines
@@ -247,9 +249,7 @@ func renameKeys(m map[string]map[string]uint64, rename map[string]string) map[st
 func inHandler(names []string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		switch n {
-		case "jvmti", "jvmti-emulated", oracle.ReferenceName:
-		default:
+		if walker.PlacementOf(n) != walker.Deferred {
 			out[i] = n
 		}
 	}
@@ -257,17 +257,17 @@ func inHandler(names []string) []string {
 }
 
 // errName names a walker's error code the way classify does: error:<name>.
-func (c *collector) errName(walker string, code int32) string {
-	namer := c.codes[walker]
-	if namer == nil && walker == "asgct" {
+func (c *collector) errName(walkerName string, code int32) string {
+	namer := c.codes[walkerName]
+	if namer == nil && walkerName == walker.ASGCT {
 		namer = classify.ASGCTCodeName
 	}
 	if namer != nil {
 		if n := namer(code); n != "" {
-			return classify.ErrorPrefix + n
+			return walkclass.Error(n)
 		}
 	}
-	return fmt.Sprintf("%scode%d", classify.ErrorPrefix, code)
+	return walkclass.Error(fmt.Sprintf("code%d", code))
 }
 
 func (c *collector) finish(res *results.Results, log *samplelog.Log) {
@@ -304,7 +304,7 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 	}
 	for _, w := range inProcess(res.Walkers) {
 		if _, ok := res.Classes[w]; !ok {
-			res.Classes[w] = map[string]uint64{classify.OK: 0}
+			res.Classes[w] = map[string]uint64{walkclass.OK: 0}
 		}
 	}
 	c.cls.WriteExamples(filepath.Join(c.dir, Examples))

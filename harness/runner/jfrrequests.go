@@ -13,6 +13,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
@@ -22,10 +23,10 @@ import (
 // userData packs the same (thread, sample). After the run each placeholder becomes the
 // walk the event delivered, or notDelivered.
 const (
-	JVMTI             = "jvmti"
-	jfrRequested      = -4 // WF_JVMTI_JFR_REQUESTED
-	notDelivered      = -5 // WF_JVMTI_JFR_NOT_DELIVERED
-	jfrFailed         = -1 // the event's failed flag: the jvmti walker's "failed"
+	JVMTI             = walker.JVMTI // the walker this file serves
+	jfrRequested      = -4           // WF_JVMTI_JFR_REQUESTED
+	notDelivered      = -5           // WF_JVMTI_JFR_NOT_DELIVERED
+	jfrFailed         = -1           // the event's failed flag: the jvmti walker's "failed"
 	RequestRecording  = "jvmti-requests.jfr"
 	requestSettings   = "jvmti-requests.jfc"
 	requestRecordName = "walkfuzz-jvmti"

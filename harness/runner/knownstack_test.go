@@ -11,10 +11,11 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 func mismatches(m map[string]uint64) uint64 {
-	return m[knownstack.Frame] + m[knownstack.Missing] + m[knownstack.Extra] + m[knownstack.Bci]
+	return m[walkclass.MismatchFrame] + m[walkclass.MismatchMissing] + m[walkclass.MismatchExtra] + m[walkclass.MismatchBci]
 }
 
 // knownStackRun runs e and returns walker's known-stack counts.
@@ -35,9 +36,9 @@ func TestKnownStackRegionsMatch(t *testing.T) {
 		t.Run("jdk"+j.Version, func(t *testing.T) {
 			ks := knownStackRun(t, j, testEpisode("recursion", 5000), "asgct")
 			require.Greater(t, ks["tagged"], uint64(200))
-			compared := ks[knownstack.OK] + mismatches(ks)
+			compared := ks[walkclass.OK] + mismatches(ks)
 			require.Greater(t, compared, uint64(100))
-			assert.GreaterOrEqual(t, float64(ks[knownstack.OK])/float64(compared), 0.95)
+			assert.GreaterOrEqual(t, float64(ks[walkclass.OK])/float64(compared), 0.95)
 		})
 	}
 }
@@ -52,7 +53,7 @@ func TestKnownStackVMStructsOnLambdas(t *testing.T) {
 			e := testEpisode("lambdas", 5000)
 			e.Walkers = []string{"vmstructs"}
 			ks := knownStackRun(t, j, e, "vmstructs")
-			compared := ks[knownstack.OK] + mismatches(ks)
+			compared := ks[walkclass.OK] + mismatches(ks)
 			require.Greater(t, compared, uint64(500))
 			assert.LessOrEqual(t, float64(mismatches(ks))/float64(compared), 0.002, "vmstructs names wrong frames in known-stack regions")
 		})
@@ -79,5 +80,5 @@ func TestKnownStackDoctoredStackIsReported(t *testing.T) {
 	ks := res.KnownStack["asgct"]
 	require.NotNil(t, ks)
 	t.Logf("doctored: %v", ks)
-	assert.Greater(t, ks[knownstack.Frame], ks[knownstack.OK], "a swapped stack must be reported as mismatch:frame")
+	assert.Greater(t, ks[walkclass.MismatchFrame], ks[walkclass.OK], "a swapped stack must be reported as mismatch:frame")
 }

@@ -10,25 +10,26 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 )
 
 // ProbeWalker says whether a walker can run on this machine and JDK; the error is the
 // one-line reason ("unsupported: ..."). In-process walkers are probed for real: the agent
 // initializes them in a JVM that only prints its version.
-func ProbeWalker(j jdk.JDK, walker string) error {
-	if err := zeroUnsupported(j, []string{walker}); err != nil {
+func ProbeWalker(j jdk.JDK, name string) error {
+	if err := zeroUnsupported(j, []string{name}); err != nil {
 		return err
 	}
-	switch walker {
-	case EBPF:
+	switch name {
+	case walker.EBPF:
 		return ebpf.Probe()
-	case JFR:
+	case walker.JFR:
 		if _, err := os.Stat(j.Tool("jfr")); err != nil {
 			return fmt.Errorf("unsupported: JDK %s has no jfr tool to read recordings", j.Version)
 		}
 		return nil
-	case "asgct":
+	case walker.ASGCT:
 		if !j.HasASGCT {
 			return fmt.Errorf("unsupported: JDK %s does not export AsyncGetCallTrace", j.Version)
 		}
@@ -42,7 +43,7 @@ func ProbeWalker(j jdk.JDK, walker string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	conf := fmt.Sprintf("log=%s\nwalkers=%s\n", filepath.Join(dir, SampleLog), walker)
+	conf := fmt.Sprintf("log=%s\nwalkers=%s\n", filepath.Join(dir, SampleLog), name)
 	if err := os.WriteFile(filepath.Join(dir, AgentConf), []byte(conf), 0o644); err != nil {
 		return err
 	}
@@ -60,14 +61,13 @@ func ProbeWalker(j jdk.JDK, walker string) error {
 			return fmt.Errorf("%s", msg)
 		}
 	}
-	return fmt.Errorf("unsupported: the JVM did not start with walker %s: %s", walker, strings.TrimSpace(stderr.String()))
+	return fmt.Errorf("unsupported: the JVM did not start with walker %s: %s", name, strings.TrimSpace(stderr.String()))
 }
 
-// zeroRefuses: walkers and JVM flags the Zero VM cannot run, and why (measured with Debian's
-// openjdk-17-jre-zero: docs/jdk-builds.md). It accepts the episodes' other flags.
+// zeroRefuses: JVM flags the Zero VM cannot run, and why (measured with Debian's
+// openjdk-17-jre-zero: docs/jdk-builds.md); the walkers it refuses say so in the walker
+// registry (walker.ZeroVMRefuses). It accepts the episodes' other flags.
 var zeroRefuses = map[string]string{
-	JFR:           "is built without JFR",
-	"vmstructs":   "has no JavaFrameAnchor::_last_Java_fp and no compiled frames: the vmstructs walker is for HotSpot's server VM",
 	"-XX:+UseZGC": "has no ZGC (-XX:+UseZGC)",
 }
 
@@ -78,7 +78,11 @@ func zeroUnsupported(j jdk.JDK, walkersAndFlags ...[]string) error {
 	}
 	for _, list := range walkersAndFlags {
 		for _, w := range list {
-			if why, ok := zeroRefuses[w]; ok {
+			why, ok := zeroRefuses[w]
+			if !ok {
+				why, ok = walker.ZeroVMRefuses(w)
+			}
+			if ok {
 				return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) %s", j.Version, j.Path, why)
 			}
 		}

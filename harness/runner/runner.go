@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Options tune the harness, not the episode.
@@ -53,13 +55,13 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err != nil {
 		return nil, usage("%v", err)
 	}
-	if !j.HasASGCT && containsWalker(e.Walkers, "asgct") {
+	if !j.HasASGCT && slices.Contains(e.Walkers, walker.ASGCT) {
 		return nil, usage("JDK %s at %s does not export AsyncGetCallTrace: pick another with --jdk", j.Version, j.Path)
 	}
 	if err := zeroUnsupported(j, e.Walkers, e.JVMFlags); err != nil {
 		return nil, usage("%v", err)
 	}
-	if j.StackAPI == "" && containsWalker(e.Walkers, JVMTI) {
+	if j.StackAPI == "" && slices.Contains(e.Walkers, walker.JVMTI) {
 		return nil, usage("unsupported: JDK %s at %s lacks the proposed JVMTI stack-trace API (OpenJDK PR 29067): use --walker jvmti-emulated, or a JDK that `walkfuzz jdks` lists with one", j.Version, j.Path)
 	}
 	if opt.HangTimeout == 0 {
@@ -107,15 +109,6 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		os.RemoveAll(dir) // refused (e.g. by the agent): nothing half-written stays behind
 	}
 	return res, err
-}
-
-func containsWalker(ws []string, name string) bool {
-	for _, w := range ws {
-		if w == name {
-			return true
-		}
-	}
-	return false
 }
 
 func setupFiles(dir string, e *episode.Episode, ring uint64) error {

@@ -4,11 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/differential"
-	"github.com/walkfuzz/walkfuzz/harness/knownstack"
-	"github.com/walkfuzz/walkfuzz/harness/oracle"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 // Level says what an oracle counts and so how a defect is judged against the control.
@@ -64,8 +62,8 @@ var Oracles = []Oracle{
 // under error:code<frames>, a positive number no error code can be. Both spellings are
 // read, so the self-test keeps measuring when that is fixed.
 func validityCode(class string) bool {
-	n, err := strconv.Atoi(strings.TrimPrefix(class, classify.ErrorPrefix+"code"))
-	return strings.HasPrefix(class, classify.ErrorPrefix+"code") && err == nil && n > 0
+	n, err := strconv.Atoi(strings.TrimPrefix(class, walkclass.ErrorPrefix+"code"))
+	return strings.HasPrefix(class, walkclass.ErrorPrefix+"code") && err == nil && n > 0
 }
 
 func walks(res *results.Results, w string) (map[string]uint64, uint64, bool) {
@@ -82,14 +80,14 @@ func walks(res *results.Results, w string) (map[string]uint64, uint64, bool) {
 
 func classification(res *results.Results, w string) (Count, bool) {
 	cls, all, ok := walks(res, w)
-	return Count{Flagged: cls[classify.TruncatedShort] + cls[classify.Invalid], Of: all}, ok
+	return Count{Flagged: cls[walkclass.TruncatedShort] + cls[walkclass.Invalid], Of: all}, ok
 }
 
 func validity(res *results.Results, w string) (Count, bool) {
 	cls, all, ok := walks(res, w)
 	c := Count{Of: all}
 	for k, n := range cls {
-		if strings.HasPrefix(k, classify.InvalidPrefix) || validityCode(k) {
+		if strings.HasPrefix(k, walkclass.InvalidPrefix) || validityCode(k) {
 			c.Flagged += n
 		}
 	}
@@ -100,7 +98,7 @@ func errorCodes(res *results.Results, w string) (Count, bool) {
 	cls, all, ok := walks(res, w)
 	c := Count{Of: all}
 	for k, n := range cls {
-		if strings.HasPrefix(k, classify.ErrorPrefix) && !validityCode(k) {
+		if walkclass.IsError(k) && !validityCode(k) {
 			c.Flagged += n
 		}
 	}
@@ -113,7 +111,7 @@ func knownStack(res *results.Results, w string) (Count, bool) {
 		return Count{}, false
 	}
 	c := Count{Of: m["tagged"]}
-	for _, k := range []string{knownstack.Frame, knownstack.Missing, knownstack.Extra, knownstack.Bci} {
+	for _, k := range []string{walkclass.MismatchFrame, walkclass.MismatchMissing, walkclass.MismatchExtra, walkclass.MismatchBci} {
 		c.Flagged += m[k]
 	}
 	return c, true
@@ -124,8 +122,8 @@ func reference(res *results.Results, w string) (Count, bool) {
 	if !ok {
 		return Count{}, false
 	}
-	judged := m[oracle.OK] + m[oracle.BottomMismatch] + m[oracle.Short]
-	return Count{Flagged: m[oracle.BottomMismatch] + m[oracle.Short], Of: judged}, judged > 0
+	judged := m[walkclass.OK] + m[walkclass.MismatchBottom] + m[walkclass.TruncatedShort]
+	return Count{Flagged: m[walkclass.MismatchBottom] + m[walkclass.TruncatedShort], Of: judged}, judged > 0
 }
 
 func diff(res *results.Results, w string) (Count, bool) {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Print renders the detection matrix: one line per row, one column per oracle. A cell is
@@ -128,7 +130,7 @@ func (m *Matrix) Summary() Summary {
 				if r.Outcome == "crash" || r.Outcome == "hang" {
 					s.FalseFindings++
 				}
-				if row.Name != "asgct" {
+				if row.Name != walker.ASGCT {
 					continue
 				}
 				if _, seen := s.FalseFlagASGCT[r.Workload]; !seen {

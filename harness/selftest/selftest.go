@@ -20,13 +20,14 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Identity is the defect plugin that plants nothing: the control of every defect.
 const Identity = "identity"
 
 // Unmodified rows: walkers measured for their false flags, never judged as defects.
-var Unmodified = []string{"asgct", "vmstructs", Identity}
+var Unmodified = []string{walker.ASGCT, walker.VMStructs, Identity}
 
 // DefaultWorkloads are the built-in workloads with known-stack regions (every oracle has data).
 var DefaultWorkloads = []string{"recursion", "lambdas", "loops"}
@@ -210,7 +211,7 @@ func names(m map[string]string) []string {
 // walkerName is how a row's walker appears in the episode and results.json.
 func walkerName(row string, plugins map[string]string) string {
 	if p, ok := plugins[row]; ok {
-		return "plugin:" + p
+		return walker.PluginPrefix + p
 	}
 	return row
 }
@@ -220,8 +221,8 @@ func walkerName(row string, plugins map[string]string) string {
 func one(ctx context.Context, cfg Config, j jdk.JDK, wl string, seed episode.Seed, row string, plugins map[string]string) *Run {
 	w := walkerName(row, plugins)
 	walkers := []string{w}
-	if row != "asgct" && !cfg.Alone {
-		walkers = append(walkers, "asgct")
+	if row != walker.ASGCT && !cfg.Alone {
+		walkers = append(walkers, walker.ASGCT)
 	}
 	none := []string{}
 	zero := 0
@@ -249,7 +250,7 @@ func one(ctx context.Context, cfg Config, j jdk.JDK, wl string, seed episode.See
 	}
 	run.Counts = measureAll(res, w)
 	if len(walkers) == 2 {
-		run.Control = measureAll(res, "asgct")
+		run.Control = measureAll(res, walker.ASGCT)
 		delete(run.Control, "differential")
 	}
 	return run
