@@ -12,6 +12,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
 // Bucket is what the corpus knows of one finding.
@@ -38,6 +39,15 @@ type Bucket struct {
 	// same release still had it (the file fixed_in: version, then the evidence).
 	FixedIn       string `json:"fixed_in,omitempty"`
 	FixedEvidence string `json:"fixed_evidence,omitempty"`
+	// ByJDK splits the replays by the JDK build they ran on, oldest build first.
+	ByJDK []JDKReplays `json:"replays_by_jdk,omitempty"`
+}
+
+// JDKReplays counts a bucket's replays on one JDK build.
+type JDKReplays struct {
+	JDK        string `json:"jdk"`
+	Replays    int    `json:"replays"`
+	Reproduced int    `json:"reproduced"`
 }
 
 // ReproRate is the share of replays that hit the bucket again, or -1 before any replay.
@@ -170,15 +180,30 @@ func load(dir string) (Bucket, error) {
 	if err != nil {
 		return b, err
 	}
+	byJDK := map[string]*JDKReplays{}
 	for _, r := range reps {
 		b.Replays++
-		if len(r) > 2 && r[2] == "1" {
+		hit := len(r) > 2 && r[2] == "1"
+		if hit {
 			b.Reproduced++
+		}
+		if len(r) > 3 && r[3] != "" {
+			if byJDK[r[3]] == nil {
+				byJDK[r[3]] = &JDKReplays{JDK: r[3]}
+			}
+			byJDK[r[3]].Replays++
+			if hit {
+				byJDK[r[3]].Reproduced++
+			}
 		}
 		if at := millis(r[1]); at.After(b.LastReplay) {
 			b.LastReplay = at
 		}
 	}
+	for _, r := range byJDK {
+		b.ByJDK = append(b.ByJDK, *r)
+	}
+	sort.Slice(b.ByJDK, func(i, j int) bool { return jdk.CompareVersions(b.ByJDK[i].JDK, b.ByJDK[j].JDK) < 0 })
 	eps, _ := os.ReadDir(filepath.Join(dir, "episodes"))
 	for _, e := range eps {
 		if s, ok := strings.CutSuffix(e.Name(), ".json"); ok {
