@@ -48,7 +48,7 @@ func (f *campaignFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.DurationVar(&f.budget, "budget", 30*time.Minute, "wall time for fuzzing; no episode starts that cannot finish within it")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "parallel JVMs (default: bounded by cores and available memory at 1 GiB per JVM)")
-	fl.StringVar(&f.walkers, "walkers", "asgct", "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
+	fl.StringVar(&f.walkers, "walkers", walker.ASGCT, "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
 	fl.StringVar(&f.workloads, "workloads", "", "workloads to choose from, comma-separated (default: every built-in one)")
 	fl.StringVar(&f.jdks, "jdks", "", "JDKs to choose from, comma-separated major versions or JAVA_HOMEs, or all: every JDK walkfuzz jdks lists (default: the newest LTS found)")
 	fl.StringVar(&f.store, "store", store.DefaultPath, "run history database")

@@ -48,7 +48,7 @@ type runFlags struct {
 
 func (f *runFlags) register(c *cobra.Command) {
 	fl := c.Flags()
-	fl.StringVar(&f.walkers, "walker", "asgct", "walker(s), comma-separated: "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
+	fl.StringVar(&f.walkers, "walker", walker.ASGCT, "walker(s), comma-separated: "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
 	fl.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", ")+" (default: recursion, or chosen by --seed)")
 	fl.DurationVar(&f.duration, "duration", 0, "how long the workload runs (default 10s, or chosen by --seed)")
 	fl.DurationVar(&f.interval, "interval", 0, "signal interval, 10us or more (default 100us, or chosen by --seed)")

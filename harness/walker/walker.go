@@ -3,8 +3,10 @@
 // walker specs (docs/decisions.md, "Walker registry"). It imports nothing from the harness,
 // so every package down to harness/episode can ask it.
 //
-// A new walker is one line in registry below, plus its implementation: a C file in the agent
-// for an in-handler or deferred walker, its own package for an out-of-process one.
+// A new walker is one line in registry below, plus its implementation: for an in-handler or
+// deferred walker a C file in the agent and its line in the agent's table
+// (walkers/core/walkers.c); for an out-of-process one its own package under walkers/ and the
+// session harness/outproc registers under the same name.
 package walker
 
 import (

@@ -1,6 +1,8 @@
 package walker
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,4 +134,26 @@ func TestLabelAndZero(t *testing.T) {
 	assert.Equal(t, "is built without JFR", why)
 	_, ok = ZeroVMRefuses(ASGCT)
 	assert.False(t, ok)
+}
+
+// The registry and the class vocabulary sit under every package that names a walker or a
+// class, harness/episode included: they import nothing but the standard library.
+func TestImportsOnlyTheStandardLibrary(t *testing.T) {
+	for _, dir := range []string{".", "../walkclass"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, dir)
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+			require.NoError(t, err)
+			for _, imp := range f.Imports {
+				path := strings.Trim(imp.Path.Value, `"`)
+				first, _, _ := strings.Cut(path, "/")
+				assert.NotContains(t, first, ".", "%s imports %s", name, path)
+			}
+		}
+	}
 }
