@@ -123,6 +123,11 @@ func Derive(seed Seed, p Pins) Episode {
 	// Workload parameters the workloads themselves cannot derive (they get the seed too).
 	e.WorkloadParams["phase_ms"] = strconv.Itoa(50 + r.intn(450))
 
+	// Draws added later come last, so every draw above keeps its value for a given seed.
+	shenandoah := r.chance(10)           // Shenandoah in place of the collector drawn above
+	noInline := r.chance(8)              // -XX:-Inline: every Java frame physical
+	compileCmd := r.weighted(75, 13, 12) // none, inline or dontinline on the workload's own classes
+
 	// Pins override after all draws.
 	if p.Workload != "" {
 		e.Workload = p.Workload
@@ -153,6 +158,8 @@ func Derive(seed Seed, p Pins) Episode {
 	}
 	if p.JVMFlags != nil {
 		e.JVMFlags = append([]string{}, (*p.JVMFlags)...)
+	} else {
+		e.JVMFlags = compilerFlags(e.JVMFlags, e.Workload, shenandoah, noInline, compileCmd)
 	}
 	if p.RegisterPct != nil {
 		e.Perturb.RegisterPct = *p.RegisterPct
@@ -192,4 +199,36 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// workloadClasses are the classes of each built-in workload, as -XX:CompileCommand patterns.
+var workloadClasses = map[string]string{
+	"recursion": "walkfuzz.workloads.Recursion*", "deopt": "walkfuzz.workloads.Deopt*",
+	"classchurn": "walkfuzz.workloads.ClassChurn*", "lambdas": "walkfuzz.workloads.Lambdas*",
+	"stubs": "walkfuzz.workloads.Stubs*", "exceptions": "walkfuzz.workloads.Exceptions*",
+	"jni": "walkfuzz.workloads.Jni*", "gc": "walkfuzz.workloads.Gc*", "loops": "walkfuzz.workloads.Loops*",
+	"threads": "walkfuzz.workloads.Threads*", "mix": "walkfuzz.workloads.*",
+}
+
+// compilerFlags applies the later draws to the flags drawn first: Shenandoah replacing the
+// collector, -XX:-Inline, and a CompileCommand forcing or forbidding the inlining of the
+// workload's own methods, so inlined, C1 and C2 frames mix differently on one stack.
+func compilerFlags(flags []string, workload string, shenandoah, noInline bool, compileCmd int) []string {
+	out := make([]string, 0, len(flags)+3)
+	if shenandoah {
+		out = append(out, "-XX:+UseShenandoahGC")
+	}
+	for _, f := range flags {
+		if shenandoah && (f == "-XX:+UseParallelGC" || f == "-XX:+UseSerialGC" || f == "-XX:+UseZGC") {
+			continue
+		}
+		out = append(out, f)
+	}
+	if noInline {
+		out = append(out, "-XX:-Inline")
+	}
+	if cls, ok := workloadClasses[workload]; ok && compileCmd > 0 {
+		out = append(out, "-XX:CompileCommand="+[]string{"", "inline", "dontinline"}[compileCmd]+","+cls+"::*")
+	}
+	return out
 }
