@@ -39,6 +39,9 @@ public final class Main {
         BUILTIN.put("gc", Gc::new);
         BUILTIN.put("loops", Loops::new);
         BUILTIN.put("threads", Threads::new);
+        // Fixtures of the out-of-process walkers' tests and bench (harness/bench), not fuzzed.
+        BUILTIN.put("depths", Depths::new);
+        BUILTIN.put("callchain", CallChain::new);
     }
 
     /** Workers must have stopped this long after the deadline for the stop check to pass. */
