@@ -11,7 +11,6 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
-	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
 func share(m map[string]uint64, key string) float64 {
@@ -167,16 +166,12 @@ func (s *suite) outOfProcess(ctx context.Context, js []jdk.JDK) {
 	if err := ebpf.Probe(); err != nil {
 		s.add(Metric{Name: "ebpf", Value: -1, Unit: "unsupported", Note: err.Error()})
 	} else {
-		for _, m := range ebpf.MeasureBench(ctx, js[0].Path, s.cfg.Duration/2) {
-			s.add(Metric(m))
+		for _, m := range ebpfMetrics(ctx, js[0], s.cfg.Duration/2) {
+			s.add(m)
 		}
 	}
-	var jj []jfr.JDK
-	for _, j := range js {
-		jj = append(jj, jfr.JDK{Home: j.Path, Major: j.Major})
-	}
-	for _, m := range jfr.MeasureBench(ctx, jj, s.cfg.Duration/2) {
-		s.add(Metric(m))
+	for _, m := range jfrMetrics(ctx, js, s.cfg.Duration/2) {
+		s.add(m)
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/results"
-	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
 // The jfr walker judges bottom frames by the run's method table and roots.txt, as the
@@ -27,27 +27,30 @@ func TestJavaRoots(t *testing.T) {
 	}, "\n") + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, MethodTable), []byte(table), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, RootsFile), []byte("# declared\nwalkfuzz/workloads/Main.<clinit>()V\n"), 0o644))
+	javaRoots := func(dir string) (outproc.Roots, string) {
+		return outproc.JavaRoots(filepath.Join(dir, MethodTable), filepath.Join(dir, RootsFile))
+	}
 	isRoot, note := javaRoots(dir)
 	assert.Empty(t, note)
 	for _, tc := range []struct {
-		m    jfr.Method
+		m    outproc.Method
 		want bool
 	}{
-		{jfr.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "()V"}, true},                // flag t
-		{jfr.Method{Class: "walkfuzz/workloads/Plain", Name: "run", Sig: "()V"}, false},                  // a Runnable's run
-		{jfr.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "(I)V"}, false},              // not the override
-		{jfr.Method{Class: "walkfuzz/workloads/Main", Name: "<clinit>", Sig: "()V", Static: true}, true}, // roots.txt
-		{jfr.Method{Class: "walkfuzz/workloads/Main", Name: "main", Sig: "([Ljava/lang/String;)V", Static: true}, true},
-		{jfr.Method{Class: "java/lang/Thread", Name: "exit", Sig: "()V"}, true}, // a VM entry
-		{jfr.Method{Class: "walkfuzz/workloads/Loops", Name: "spin", Sig: "()V"}, false},
+		{outproc.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "()V"}, true},                // flag t
+		{outproc.Method{Class: "walkfuzz/workloads/Plain", Name: "run", Sig: "()V"}, false},                  // a Runnable's run
+		{outproc.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "(I)V"}, false},              // not the override
+		{outproc.Method{Class: "walkfuzz/workloads/Main", Name: "<clinit>", Sig: "()V", Static: true}, true}, // roots.txt
+		{outproc.Method{Class: "walkfuzz/workloads/Main", Name: "main", Sig: "([Ljava/lang/String;)V", Static: true}, true},
+		{outproc.Method{Class: "java/lang/Thread", Name: "exit", Sig: "()V"}, true}, // a VM entry
+		{outproc.Method{Class: "walkfuzz/workloads/Loops", Name: "spin", Sig: "()V"}, false},
 	} {
 		assert.Equal(t, tc.want, isRoot(tc.m), "%s", tc.m.Key())
 	}
 
 	isRoot, note = javaRoots(t.TempDir())
 	assert.Contains(t, note, "no method table")
-	assert.True(t, isRoot(jfr.Method{Class: "java/lang/Thread", Name: "run", Sig: "()V"}))
-	assert.False(t, isRoot(jfr.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "()V"}))
+	assert.True(t, isRoot(outproc.Method{Class: "java/lang/Thread", Name: "run", Sig: "()V"}))
+	assert.False(t, isRoot(outproc.Method{Class: "walkfuzz/workloads/WfThread", Name: "run", Sig: "()V"}))
 }
 
 // runOnLoops runs one out-of-process walker alone on the loops workload on each JDK found,

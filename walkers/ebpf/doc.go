@@ -1,12 +1,17 @@
-// Package ebpf is the ebpf walker: it samples a JVM from the kernel with cpu-clock perf
-// events and a BPF program that unwinds user frame pointers, then names and classifies the
-// frames from the JVM's perf map and the ELF symbols of its libraries.
+// Package ebpf is the ebpf walker's mechanism: it samples a JVM from the kernel with
+// cpu-clock perf events and a BPF program that unwinds user frame pointers, and names the
+// frames from the JVM's perf map and the ELF symbols of its libraries. It imports nothing
+// from the harness (walkers/imports_test.go); classifying the samples and measuring the
+// walker are the harness's (harness/outproc, harness/bench).
 //
-// The runner's sequence: Probe (or ProbeFor) before launching, Start once the JVM runs
-// with -XX:+PreserveFramePointer, Stop, then DumpPerfMap and NewSymbolizer while the JVM
-// is still alive (its /proc maps vanish with it), and Classify.
+// The session's sequence (harness/outproc/ebpf.go): Probe (or ProbeFor) before launching,
+// Start once the JVM runs with -XX:+PreserveFramePointer, Stop, then DumpPerfMap and
+// NewSymbolizer while the JVM is still alive (its /proc maps vanish with it).
 //
-// A sample is complete when its frame-pointer chain reaches a native thread entry
+// The BPF program is built for x86-64 only (generate.go); on other architectures the
+// package builds and every session is refused with an "unsupported: " reason.
+//
+// The harness judges a sample complete when its frame-pointer chain reaches a native thread entry
 // (start_thread, HotSpot's thread_native_entry, the launcher's JavaMain), not when its
 // bottom Java frame is a thread root as for the other walkers. The stricter rule needs no
 // knowledge of the program, and the Java rule cannot be applied: the perf map names

@@ -10,7 +10,7 @@ import (
 // The two sysctls that bound what the walker can ask for.
 const (
 	sysctlMaxSampleRate = "/proc/sys/kernel/perf_event_max_sample_rate"
-	sysctlMaxStack      = "/proc/sys/kernel/perf_event_max_stack"
+	SysctlMaxStack      = "/proc/sys/kernel/perf_event_max_stack"
 )
 
 // Limits are the kernel's perf limits as the walker found them, and what it raised.
@@ -27,7 +27,7 @@ func ReadLimits() (Limits, error) {
 	if err != nil {
 		return Limits{}, err
 	}
-	stack, err := readSysctl(sysctlMaxStack)
+	stack, err := readSysctl(SysctlMaxStack)
 	if err != nil {
 		return Limits{}, err
 	}
@@ -50,7 +50,7 @@ func (l *Limits) ensure(freqHz, depth int, raiseRate bool) error {
 		}
 	}
 	if depth > l.MaxStack {
-		if err := l.raise(sysctlMaxStack, &l.MaxStack, depth); err != nil {
+		if err := l.raise(SysctlMaxStack, &l.MaxStack, depth); err != nil {
 			l.Notes = append(l.Notes, fmt.Sprintf("stacks capped at %d frames: %v", l.MaxStack, err))
 		}
 	}

@@ -32,9 +32,9 @@ var jvmComplaints = []struct{ match, note string }{
 	{"Failed to initialize timers for CPU thread sampler", "JFR could not start its CPU-time timers"},
 }
 
-// Check explains a recording that lacks what was planned, from the summary and the
-// JVM's output (stdout and stderr, where JFR logs its errors).
-func (p Plan) Check(sum *Summary, jvmOutput string) []string {
+// Check explains a recording that lacks what was planned, from its samples per event
+// type and the JVM's output (stdout and stderr, where JFR logs its errors).
+func (p Plan) Check(samples map[string]uint64, jvmOutput string) []string {
 	var notes []string
 	for _, c := range jvmComplaints {
 		if strings.Contains(jvmOutput, c.match) {
@@ -42,7 +42,7 @@ func (p Plan) Check(sum *Summary, jvmOutput string) []string {
 		}
 	}
 	for _, ev := range p.Events {
-		if sum == nil || sum.Events[ev] == nil {
+		if samples[ev] == 0 {
 			notes = append(notes, "no "+ev+" samples in the recording")
 		}
 	}

@@ -1,11 +1,13 @@
-// Package jfr is the jfr walker: the JVM's own Flight Recorder samples the workload
-// (jdk.ExecutionSample on every JDK, jdk.CPUTimeSample on JDK 25+), and the recording is
-// read back through the JDK's `jfr print --json` and classified like every other walk.
+// Package jfr is the jfr walker's mechanism: the JVM's own Flight Recorder samples the
+// workload (jdk.ExecutionSample on every JDK, jdk.CPUTimeSample on JDK 25+), and the
+// recording is read back through the JDK's `jfr print --json`.
 //
-// The runner's sequence: Options adds the recording flags to the JVM's command line,
-// the JVM runs and exits (the recording is dumped at exit), then Parse reads it with the
-// run's Roots: which bottom frames complete a stack depends on the program (its Thread
-// subclasses, its declared roots), so the runner passes that rule in.
+// Options plans a recording (JVM flags, settings, where it is dumped), AgentSignal and
+// Check state JFR's own constraints, and Parse hands each recorded sample (its thread,
+// its stack as JFR named it, failed/biased) to the caller. Judging the samples (which
+// bottom frame completes a stack depends on the program) and measuring rates are the
+// harness's: harness/outproc and harness/bench. This package imports nothing from the
+// harness (walkers/imports_test.go).
 //
 // It also reads jdk.StackTraceRequest events (ReadRequests, RequestSettings): the way the
 // JFR variant of OpenJDK's proposed JVMTI stack-trace API delivers the traces the jvmti

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/walkfuzz/walkfuzz/harness/episode"
 )
 
 // Event types the walker records.
@@ -26,10 +24,12 @@ const (
 	cpuTimeMajor = 25
 )
 
-// Target is what Options needs besides the episode.
+// Target is what Options plans a recording for.
 type Target struct {
-	JDKMajor int    // the JDK that runs the episode: 17, 21, 25, ...
-	Dir      string // the run directory: settings, recording and repository go there
+	JDKMajor   int    // the JDK that runs the workload: 17, 21, 25, ...
+	Dir        string // the run directory: settings, recording and repository go there
+	IntervalUs int    // the sampling interval asked for (the episode's signal interval)
+	Depth      int    // the stack depth asked for; 0: JFR's default
 }
 
 // Plan is a recording: the JVM flags that start it and what was asked of it.
@@ -60,21 +60,21 @@ func (p Plan) RequestedPerThreadHz(event string) float64 {
 	return 0
 }
 
-// Options plans the recording for episode e: jdk.ExecutionSample at the episode's signal
+// Options plans the recording for t: jdk.ExecutionSample at the sampling
 // interval (floored to JFR's 1 ms), on JDK 25+ jdk.CPUTimeSample throttled to the exact
-// interval plus jdk.CPUTimeSamplesLost, and the episode's stack depth (default 64, at
-// most 2048). It writes the settings file into t.Dir.
-func Options(e *episode.Episode, t Target) (Plan, error) {
+// interval plus jdk.CPUTimeSamplesLost, and the stack depth (default 64, at most 2048).
+// It writes the settings file into t.Dir.
+func Options(t Target) (Plan, error) {
 	p := Plan{
 		Settings:   filepath.Join(t.Dir, "walkfuzz.jfc"),
 		Recording:  filepath.Join(t.Dir, "walkfuzz.jfr"),
 		Repository: filepath.Join(t.Dir, "jfr-repository"),
 		Events:     []string{ExecutionSample},
-		Depth:      e.Depth,
+		Depth:      t.Depth,
 	}
-	us := e.Signals.IntervalUs
+	us := t.IntervalUs
 	if us <= 0 {
-		return p, fmt.Errorf("jfr walker: episode interval %d µs", us)
+		return p, fmt.Errorf("jfr walker: sampling interval %d µs", us)
 	}
 	p.PeriodMs = (us + 999) / 1000
 	switch {

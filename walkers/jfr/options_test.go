@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/walkfuzz/walkfuzz/harness/episode"
 )
 
 func TestOptions(t *testing.T) {
@@ -28,8 +26,7 @@ func TestOptions(t *testing.T) {
 		{"depth capped", 20000, 65536, 21, 20, 0, 2048, []string{ExecutionSample}, []string{"needs JDK 25+", "capped"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &episode.Episode{Signals: episode.Signals{IntervalUs: tc.intervalUs}, Depth: tc.depth}
-			p, err := Options(e, Target{JDKMajor: tc.major, Dir: t.TempDir()})
+			p, err := Options(Target{JDKMajor: tc.major, Dir: t.TempDir(), IntervalUs: tc.intervalUs, Depth: tc.depth})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +92,7 @@ func TestAgentSignalAndCheck(t *testing.T) {
 	if sig, _ := p25.AgentSignal(40); sig != 40 {
 		t.Errorf("a non-SIGPROF signal was changed to %d", sig)
 	}
-	sum := &Summary{Events: map[string]*EventStats{ExecutionSample: {Samples: 3}}}
+	sum := map[string]uint64{ExecutionSample: 3}
 	log := "[1.100s][error][jfr        ] Conflicting SIGPROF handler found: 0x7f0978806119. CPUTimeSample events will not be recorded\n"
 	notes := p25.Check(sum, log)
 	if len(notes) != 2 || !strings.Contains(notes[0], "SIGPROF") || !strings.Contains(notes[1], CPUTimeSample) {

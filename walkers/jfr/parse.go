@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // event is one element of `jfr print --json`'s events array, with the fields the walker
@@ -59,57 +62,158 @@ func printArgs(recording string) []string {
 		"--events", strings.Join([]string{ExecutionSample, CPUTimeSample, CPUTimeSamplesLost}, ","), recording}
 }
 
+// Sample is one jdk.ExecutionSample or jdk.CPUTimeSample as the recording holds it.
+type Sample struct {
+	Event  string // ExecutionSample or CPUTimeSample
+	Thread string // the sampled thread's Java name, OS name, or "tid N"
+	// Stack is nil when the event has no stack trace.
+	Stack  *Stack
+	Failed bool      // JDK 25: jdk.CPUTimeSample could not walk
+	Biased bool      // JDK 25: the stack was taken at a later safepoint
+	Start  time.Time // zero when the event has none
+	// Period is jdk.CPUTimeSample's samplingPeriod, the thread CPU time since the thread's
+	// previous sample; HasPeriod is false when the event has none.
+	Period    time.Duration
+	HasPeriod bool
+}
+
+// Stack is a sample's stack trace.
+type Stack struct {
+	Truncated bool    // JFR cut it at its stack depth
+	Frames    []Frame // innermost first
+}
+
+// Counts are the recording's events that are not samples.
+type Counts struct {
+	// Lost is the sum of jdk.CPUTimeSamplesLost's lostSamples: CPU-time samples JFR
+	// dropped (its queue was full), so never walked; LostEvents the events that said so.
+	Lost       uint64
+	LostEvents uint64
+	Other      uint64 // event types the walker does not read
+}
+
 // Parse reads a recording with the JDK's jfr tool (JDK 17+; use the tool of the JDK that
-// recorded, or a newer one) and classifies its samples. roots decides which bottom
-// frames complete a stack (nil: BasicRoot). The tool's output is streamed: a recording
-// prints hundreds of megabytes of JSON.
-func Parse(jfrTool, recording string, roots Roots) (*Summary, error) {
+// recorded, or a newer one) and hands each sample to fn. The tool's output is streamed: a
+// recording prints hundreds of megabytes of JSON.
+func Parse(jfrTool, recording string, fn func(*Sample)) (Counts, error) {
 	cmd := exec.Command(jfrTool, printArgs(recording)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return Counts{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("jfr walker: %w", err)
+		return Counts{}, fmt.Errorf("jfr walker: %w", err)
 	}
-	sum, perr := ParseJSON(out, roots)
+	counts, perr := ParseJSON(out, fn)
 	io.Copy(io.Discard, out) // let the tool finish even when parsing stopped early
 	werr := cmd.Wait()
 	switch {
 	case werr != nil:
-		return sum, fmt.Errorf("jfr walker: %s %s: %v: %s", jfrTool, strings.Join(printArgs(recording), " "), werr, strings.TrimSpace(stderr.String()))
+		return counts, fmt.Errorf("jfr walker: %s %s: %v: %s", jfrTool, strings.Join(printArgs(recording), " "), werr, strings.TrimSpace(stderr.String()))
 	case perr != nil:
-		return sum, fmt.Errorf("jfr walker: %s: %w", recording, perr)
+		return counts, fmt.Errorf("jfr walker: %s: %w", recording, perr)
 	}
-	return sum, nil
+	return counts, nil
 }
 
-// ParseJSON classifies the events of `jfr print --json` output, one event in memory at a
-// time.
-func ParseJSON(r io.Reader, roots Roots) (*Summary, error) {
-	sum := newSummary()
+// ParseJSON reads the events of `jfr print --json` output, one event in memory at a time,
+// and hands each sample to fn.
+func ParseJSON(r io.Reader, fn func(*Sample)) (Counts, error) {
+	var c Counts
 	dec := json.NewDecoder(r)
 	// {"recording": {"events": [ ... ]}}
 	if err := enter(dec, "recording", "events"); err != nil {
-		return sum, err
+		return c, err
 	}
 	if err := expectDelim(dec, '['); err != nil {
-		return sum, err
+		return c, err
 	}
-	for dec.More() {
+	for n := 0; dec.More(); n++ {
 		var ev event
 		if err := dec.Decode(&ev); err != nil {
-			return sum, fmt.Errorf("event %d: %w", sum.count(), err)
+			return c, fmt.Errorf("event %d: %w", n, err)
 		}
-		sum.add(&ev, roots)
+		v := &ev.Values
+		switch ev.Type {
+		case CPUTimeSamplesLost:
+			c.LostEvents++
+			c.Lost += v.LostSamples
+			continue
+		case ExecutionSample, CPUTimeSample:
+		default:
+			c.Other++
+			continue
+		}
+		s := &Sample{Event: ev.Type, Thread: threadName(v.SampledThread, v.EventThread),
+			Failed: v.Failed, Biased: v.Biased, Stack: v.StackTrace.stack()}
+		if t, err := time.Parse(time.RFC3339Nano, v.StartTime); err == nil {
+			s.Start = t
+		}
+		s.Period, s.HasPeriod = parseISODuration(v.SamplingPeriod)
+		fn(s)
 	}
 	if err := expectDelim(dec, ']'); err != nil {
-		return sum, err
+		return c, err
 	}
-	sum.finish()
-	return sum, nil
+	return c, nil
+}
+
+func (st *stackTrace) stack() *Stack {
+	if st == nil {
+		return nil
+	}
+	out := &Stack{Truncated: st.Truncated, Frames: make([]Frame, 0, len(st.Frames))}
+	for i := range st.Frames {
+		out.Frames = append(out.Frames, st.Frames[i].frame())
+	}
+	return out
+}
+
+// accStatic is ACC_STATIC of a method's modifiers.
+const accStatic = 0x0008
+
+func (f *frame) frame() Frame {
+	return Frame{Class: f.Method.Type.Name, Name: f.Method.Name, Descriptor: f.Method.Descriptor,
+		Static: f.Method.Modifiers&accStatic != 0, Bci: f.BytecodeIndex, Type: f.Type}
+}
+
+func threadName(ts ...*thread) string {
+	for _, t := range ts {
+		switch {
+		case t == nil:
+		case t.JavaName != "":
+			return t.JavaName
+		case t.OSName != "":
+			return t.OSName
+		default:
+			return fmt.Sprintf("tid %d", t.OSThreadID)
+		}
+	}
+	return "unknown"
+}
+
+// isoDuration matches what `jfr print --json` writes for durations: PT0.0026S, PT1M2.5S.
+var isoDuration = regexp.MustCompile(`^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$`)
+
+func parseISODuration(s string) (time.Duration, bool) {
+	m := isoDuration.FindStringSubmatch(s)
+	if m == nil || s == "PT" {
+		return 0, false
+	}
+	var d time.Duration
+	for i, unit := range []time.Duration{time.Hour, time.Minute, time.Second} {
+		if m[i+1] == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(m[i+1], 64)
+		if err != nil {
+			return 0, false
+		}
+		d += time.Duration(f * float64(unit))
+	}
+	return d, true
 }
 
 // enter descends through nested objects to the value of the last key, skipping other

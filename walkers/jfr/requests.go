@@ -25,11 +25,12 @@ type Request struct {
 	Frames    []Frame   // innermost first
 }
 
-// Frame is one frame of a delivered trace, named as JFR names it.
+// Frame is one frame of a recorded trace, named as JFR names it.
 type Frame struct {
 	Class      string // internal form: java/lang/Thread
 	Name       string
 	Descriptor string
+	Static     bool // the method is static
 	Bci        int
 	Type       string // Interpreted, JIT compiled, Inlined, Native
 }
@@ -99,10 +100,7 @@ func ReadRequestsJSON(r io.Reader, fn func(*Request) error) error {
 		}
 		if st := v.StackTrace; st != nil {
 			req.Truncated = st.Truncated
-			for _, f := range st.Frames {
-				req.Frames = append(req.Frames, Frame{Class: f.Method.Type.Name, Name: f.Method.Name,
-					Descriptor: f.Method.Descriptor, Bci: f.BytecodeIndex, Type: f.Type})
-			}
+			req.Frames = st.stack().Frames
 		}
 		if err := fn(req); err != nil {
 			return err

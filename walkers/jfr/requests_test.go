@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
 const requestsDir = "testdata/requests"
@@ -52,11 +51,7 @@ func TestReadRequestsGolden(t *testing.T) {
 
 // The same recording through the JDK's own jfr tool, as the harness reads it.
 func TestReadRequestsWithJFRTool(t *testing.T) {
-	all := jdk.Discover()
-	if len(all) == 0 {
-		t.Skip("no JDK: run scripts/setup.sh")
-	}
-	tool := all[0].Tool("jfr")
+	tool := testJFRTool(t)
 	checkRequests(t, collectRequests(t, func(fn func(*Request) error) error {
 		return ReadRequests(tool, filepath.Join(requestsDir, "requests.jfr"), fn)
 	}))
@@ -64,13 +59,10 @@ func TestReadRequestsWithJFRTool(t *testing.T) {
 
 // A recording the tool cannot read is one error naming the file, not a panic.
 func TestReadRequestsCorrupt(t *testing.T) {
-	all := jdk.Discover()
-	if len(all) == 0 {
-		t.Skip("no JDK: run scripts/setup.sh")
-	}
+	tool := testJFRTool(t)
 	bad := filepath.Join(t.TempDir(), "bad.jfr")
 	require.NoError(t, os.WriteFile(bad, []byte("FLR\x00garbage"), 0o644))
-	err := ReadRequests(all[0].Tool("jfr"), bad, func(*Request) error { return nil })
+	err := ReadRequests(tool, bad, func(*Request) error { return nil })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bad.jfr")
 	assert.NotContains(t, err.Error(), "\n")

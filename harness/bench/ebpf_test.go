@@ -1,4 +1,4 @@
-package ebpf
+package bench
 
 import (
 	"context"
@@ -10,28 +10,29 @@ import (
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 )
 
-// testHome discovers a JDK of one major version, or skips naming what is missing.
-func testHome(t *testing.T, major int) string {
+// testJDK discovers a JDK of one major version, or skips naming what is missing.
+func testJDK(t *testing.T, major int) jdk.JDK {
 	t.Helper()
 	j, err := jdk.Find(major)
 	if err != nil {
 		t.Skip(err)
 	}
-	return j.Path
+	return j
 }
 
-// TestRecursionJVM samples a real JVM at 10 kHz: the recursion's compiled frames must
-// come back named through the perf map, and most stacks must reach their thread root.
-func TestRecursionJVM(t *testing.T) {
-	if err := Probe(); err != nil {
+// TestEBPFCallChainJVM samples a real JVM at 10 kHz: the call chain's compiled frames
+// must come back named through the perf map, and most stacks must reach their thread root.
+func TestEBPFCallChainJVM(t *testing.T) {
+	if err := ebpf.Probe(); err != nil {
 		t.Skip(err)
 	}
 	for _, major := range []int{17, 25} {
 		t.Run(fmt.Sprintf("jdk%d", major), func(t *testing.T) {
-			home := testHome(t, major)
-			m, err := MeasureRate(context.Background(), home, 10000, 1500*time.Millisecond)
+			m, err := measureEBPFRate(context.Background(), testJDK(t, major), 10000, 1500*time.Millisecond)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +42,7 @@ func TestRecursionJVM(t *testing.T) {
 				t.Errorf("%d samples in 1.5 s at 10 kHz", m.Stats.Delivered)
 			}
 			if m.RecurseFrames < 10 {
-				t.Errorf("%.1f Recursion.recurse frames per sample, want the deep recursion (>= 10)", m.RecurseFrames)
+				t.Errorf("%.1f CallChain.recurse frames per sample, want the deep recursion (>= 10)", m.RecurseFrames)
 			}
 			if m.OKPct < 50 || m.SymbolizedPct < 50 {
 				t.Errorf("ok %.1f%%, fully symbolized %.1f%%: want most samples complete and named", m.OKPct, m.SymbolizedPct)
@@ -50,41 +51,40 @@ func TestRecursionJVM(t *testing.T) {
 	}
 }
 
-// TestDepthLimitJVM walks the same recursion with room for only 16 frames: the recursing
-// threads' samples must all stop at the limit (the JVM's own shallow threads stay ok).
-func TestDepthLimitJVM(t *testing.T) {
-	if err := Probe(); err != nil {
+// TestEBPFDepthLimitJVM walks the same call chain with room for only 16 frames: the
+// recursing threads' samples must all stop at the limit (the JVM's own shallow threads stay ok).
+func TestEBPFDepthLimitJVM(t *testing.T) {
+	if err := ebpf.Probe(); err != nil {
 		t.Skip(err)
 	}
-	home := testHome(t, 17)
-	m, err := measure(context.Background(), home, 10000, 16, recursionDepth, time.Second)
+	m, err := measureEBPF(context.Background(), testJDK(t, 17), 10000, 16, recursionDepth, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := m.Summary.Classes
 	t.Logf("depth %d: %v", m.Stats.Depth, c)
-	if m.Stats.Depth != 16 || c[ClassTruncatedDepth] < m.Summary.Samples*85/100 {
+	if m.Stats.Depth != 16 || c[walkclass.TruncatedDepth] < m.Summary.Samples*85/100 {
 		t.Errorf("depth 16 over a 60-deep recursion: %v, want nearly all truncated:depth", c)
 	}
 }
 
-// TestDeepStackJVM asks for 512 frames over a 400-deep recursion: the walker raises
+// TestEBPFDeepStackJVM asks for 512 frames over a 400-deep call chain: the walker raises
 // kernel.perf_event_max_stack (restored afterwards) and the stacks reach their roots.
-func TestDeepStackJVM(t *testing.T) {
-	if err := Probe(); err != nil {
+func TestEBPFDeepStackJVM(t *testing.T) {
+	if err := ebpf.Probe(); err != nil {
 		t.Skip(err)
 	}
-	home := testHome(t, 17)
-	before, err := ReadLimits()
+	j := testJDK(t, 17)
+	before, err := ebpf.ReadLimits()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := os.WriteFile(sysctlMaxStack, []byte(strconv.Itoa(before.MaxStack)), 0o644); err != nil {
+		if err := os.WriteFile(ebpf.SysctlMaxStack, []byte(strconv.Itoa(before.MaxStack)), 0o644); err != nil {
 			t.Logf("kernel.perf_event_max_stack left raised: %v", err)
 		}
 	})
-	m, err := measure(context.Background(), home, 10000, 512, 400, time.Second)
+	m, err := measureEBPF(context.Background(), j, 10000, 512, 400, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,14 +97,14 @@ func TestDeepStackJVM(t *testing.T) {
 	}
 }
 
-func TestMeasureBench(t *testing.T) {
+func TestEBPFMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	if err := Probe(); err != nil {
+	if err := ebpf.Probe(); err != nil {
 		t.Skip(err)
 	}
-	for _, m := range MeasureBench(context.Background(), testHome(t, 17), 3*time.Second) {
+	for _, m := range ebpfMetrics(context.Background(), testJDK(t, 17), 3*time.Second) {
 		t.Logf("%-32s %10.1f %s %s", m.Name, m.Value, m.Unit, m.Note)
 		if m.Unit == "error" {
 			t.Error(m.Note)

@@ -1,19 +1,16 @@
-package ebpf
+package outproc
 
 import (
 	"strings"
 	"syscall"
 
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 	"golang.org/x/sys/unix"
 )
 
-// Classes of one sample, as in results.json.
-const (
-	ClassOK             = "ok"
-	ClassTruncatedDepth = "truncated:depth"
-	ClassTruncatedShort = "truncated:short"
-	ClassEmpty          = "error:empty" // no user frame at all
-)
+// EBPFEmpty is the class of a sample with no user frame at all.
+var EBPFEmpty = walkclass.Error("empty")
 
 // threadRoots are the native functions every thread's stack starts from: reaching one
 // means the frame-pointer chain was followed to the end. Names are as in the ELF symbol
@@ -36,8 +33,8 @@ func isThreadRoot(name string) bool {
 	return false
 }
 
-// Summary is what a set of samples looks like once named.
-type Summary struct {
+// EBPFSummary is what a set of ebpf samples looks like once named and classified.
+type EBPFSummary struct {
 	Samples uint64            `json:"samples"`
 	Classes map[string]uint64 `json:"classes"`
 	// FullySymbolized counts samples whose every frame up to the thread root has a name
@@ -54,25 +51,31 @@ type Summary struct {
 	Methods map[string]uint64 `json:"methods"`
 }
 
-// Classifier classifies samples one at a time (for Config.OnSample) or in bulk.
-type Classifier struct {
-	sym   *Symbolizer
-	depth int
-	sum   Summary
-	buf   []Frame
+// Symbolizer names an address of the sampled process (ebpf.Symbolizer).
+type Symbolizer interface {
+	Symbolize(pc uint64) ebpf.Frame
 }
 
-// NewClassifier classifies with sym against the effective depth limit: the session's
+// EBPFClassifier classifies samples one at a time (for ebpf.Config.OnSample) or in bulk.
+type EBPFClassifier struct {
+	sym   Symbolizer
+	depth int
+	sum   EBPFSummary
+	buf   []ebpf.Frame
+}
+
+// NewEBPFClassifier classifies with sym against the effective depth limit: the session's
 // depth, or kernel.perf_event_max_stack when that is lower.
-func NewClassifier(sym *Symbolizer, depth int) *Classifier {
-	return &Classifier{sym: sym, depth: depth, sum: Summary{
+func NewEBPFClassifier(sym Symbolizer, depth int) *EBPFClassifier {
+	return &EBPFClassifier{sym: sym, depth: depth, sum: EBPFSummary{
 		Classes: map[string]uint64{}, Frames: map[string]uint64{}, Methods: map[string]uint64{},
 	}}
 }
 
-// Classify names and classifies samples (Session.Samples, each weighted by its Count).
-func Classify(samples []Sample, sym *Symbolizer, depth int) Summary {
-	c := NewClassifier(sym, depth)
+// ClassifyEBPF names and classifies samples (ebpf.Session.Samples, each weighted by its
+// Count).
+func ClassifyEBPF(samples []ebpf.Sample, sym Symbolizer, depth int) EBPFSummary {
+	c := NewEBPFClassifier(sym, depth)
 	for i := range samples {
 		c.Add(&samples[i])
 	}
@@ -80,21 +83,21 @@ func Classify(samples []Sample, sym *Symbolizer, depth int) Summary {
 }
 
 // Summary returns the totals so far.
-func (c *Classifier) Summary() Summary { return c.sum }
+func (c *EBPFClassifier) Summary() EBPFSummary { return c.sum }
 
 // Add classifies one sample.
-func (c *Classifier) Add(s *Sample) {
+func (c *EBPFClassifier) Add(s *ebpf.Sample) {
 	n := s.Count
 	if n == 0 {
 		n = 1
 	}
 	c.sum.Samples += n
 	if s.Err != 0 {
-		c.sum.Classes["error:"+unix.ErrnoName(syscall.Errno(-s.Err))] += n
+		c.sum.Classes[walkclass.Error(unix.ErrnoName(syscall.Errno(-s.Err)))] += n
 		return
 	}
 	if len(s.Frames) == 0 {
-		c.sum.Classes[ClassEmpty] += n
+		c.sum.Classes[EBPFEmpty] += n
 		return
 	}
 	c.buf = c.buf[:0]
@@ -105,30 +108,30 @@ func (c *Classifier) Add(s *Sample) {
 		}
 		f := c.sym.Symbolize(pc)
 		c.buf = append(c.buf, f)
-		if f.Kind == Native && isThreadRoot(f.Name) {
+		if f.Kind == ebpf.Native && isThreadRoot(f.Name) {
 			root = i // keep going: the outermost root ends the stack
 		}
 	}
 	frames := c.buf
 	switch {
 	case root >= 0:
-		c.sum.Classes[ClassOK] += n
+		c.sum.Classes[walkclass.OK] += n
 		c.sum.PastRoot += uint64(len(frames)-root-1) * n
 		frames = frames[:root+1]
 	case len(frames) >= c.depth:
-		c.sum.Classes[ClassTruncatedDepth] += n
+		c.sum.Classes[walkclass.TruncatedDepth] += n
 	default:
-		c.sum.Classes[ClassTruncatedShort] += n
+		c.sum.Classes[walkclass.TruncatedShort] += n
 	}
 	named, interp := true, false
 	for _, f := range frames {
 		c.sum.Frames[f.Kind.String()] += n
 		switch f.Kind {
-		case Unresolved, ModuleOnly:
+		case ebpf.Unresolved, ebpf.ModuleOnly:
 			named = false
-		case Interpreter:
+		case ebpf.Interpreter:
 			interp = true
-		case JIT:
+		case ebpf.JIT:
 			c.sum.Methods[f.Name] += n
 		}
 	}

@@ -1,4 +1,4 @@
-package ebpf
+package bench
 
 import (
 	"bytes"
@@ -9,10 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 )
 
-// Measurement is one sampled run of the Recursion workload.
-type Measurement struct {
+// EBPFMeasurement is one sampled run of the callchain workload.
+type EBPFMeasurement struct {
 	JavaHome string `json:"java_home"`
 	FreqHz   int    `json:"freq_hz"`
 	Threads  int    `json:"threads"`
@@ -22,13 +27,13 @@ type Measurement struct {
 	// JVMCPUs is the CPU time the JVM used per wall second while sampled (on a busy
 	// machine it is less than its threads want); ExpectedPerS = FreqHz × JVMCPUs is the
 	// rate a perfect sampler would deliver.
-	JVMCPUs       float64 `json:"jvm_cpus"`
-	ExpectedPerS  float64 `json:"expected_per_s"`
-	Stats         Stats   `json:"stats"`
-	Summary       Summary `json:"summary"`
-	SymbolizedPct float64 `json:"symbolized_pct"` // samples fully symbolized
-	OKPct         float64 `json:"ok_pct"`         // samples that reached a thread root
-	// RecurseFrames is the mean number of Recursion.recurse JIT frames per sample: the deep
+	JVMCPUs       float64             `json:"jvm_cpus"`
+	ExpectedPerS  float64             `json:"expected_per_s"`
+	Stats         ebpf.Stats          `json:"stats"`
+	Summary       outproc.EBPFSummary `json:"summary"`
+	SymbolizedPct float64             `json:"symbolized_pct"` // samples fully symbolized
+	OKPct         float64             `json:"ok_pct"`         // samples that reached a thread root
+	// RecurseFrames is the mean number of CallChain.recurse JIT frames per sample: the deep
 	// frames the walker must see through the perf map.
 	RecurseFrames float64 `json:"recurse_frames"`
 	// NsPerSample is the program's run time per kept sample, filtered-out ticks included.
@@ -39,35 +44,34 @@ type Measurement struct {
 // shallow enough for the default perf_event_max_stack of 127.
 const recursionDepth = 60
 
-// MeasureRate runs Recursion under javaHome with one busy thread per CPU, lets the JIT
-// warm up, samples it at freqHz for d and names the samples.
-func MeasureRate(ctx context.Context, javaHome string, freqHz int, d time.Duration) (Measurement, error) {
-	return measure(ctx, javaHome, freqHz, 127, recursionDepth, d)
+// measureEBPFRate runs callchain on j with one busy thread per CPU, lets the JIT warm up,
+// samples it at freqHz for d and names the samples.
+func measureEBPFRate(ctx context.Context, j jdk.JDK, freqHz int, d time.Duration) (EBPFMeasurement, error) {
+	return measureEBPF(ctx, j, freqHz, 127, recursionDepth, d)
 }
 
-func measure(ctx context.Context, javaHome string, freqHz, maxDepth, recursion int, d time.Duration) (Measurement, error) {
-	m := Measurement{JavaHome: javaHome, FreqHz: freqHz, Threads: runtime.NumCPU()}
-	if err := Probe(); err != nil {
+func measureEBPF(ctx context.Context, j jdk.JDK, freqHz, maxDepth, recursion int, d time.Duration) (EBPFMeasurement, error) {
+	m := EBPFMeasurement{JavaHome: j.Path, FreqHz: freqHz, Threads: runtime.NumCPU()}
+	if err := ebpf.Probe(); err != nil {
 		return m, err
 	}
-	dir, err := os.MkdirTemp("", "walkfuzz-ebpf")
-	if err != nil {
-		return m, err
-	}
-	defer os.RemoveAll(dir)
 	const warmup = 1500 * time.Millisecond
-	tg, err := StartRecursion(ctx, javaHome, dir, warmup+d+time.Minute, m.Threads, recursion)
+	tg, err := startWorkload(ctx, j, []string{"-XX:+PreserveFramePointer", "-Xmx256m"}, "callchain",
+		warmup+d+time.Minute, m.Threads, "depth="+strconv.Itoa(recursion))
 	if err != nil {
 		return m, err
 	}
-	defer tg.Kill()
-	defer os.Remove(PerfMapPath(tg.Pid))
+	defer tg.kill()
+	defer os.Remove(ebpf.PerfMapPath(tg.pid()))
+	if err := tg.waitWorkers(30 * time.Second); err != nil {
+		return m, err
+	}
 	time.Sleep(warmup)
-	cpu0, err := cpuTime(tg.Pid)
+	cpu0, err := cpuTime(tg.pid())
 	if err != nil {
 		return m, err
 	}
-	s, err := Start(tg.Pid, freqHz, maxDepth)
+	s, err := ebpf.Start(tg.pid(), freqHz, maxDepth)
 	if err != nil {
 		return m, err
 	}
@@ -75,26 +79,26 @@ func measure(ctx context.Context, javaHome string, freqHz, maxDepth, recursion i
 	if m.Stats, err = s.Stop(); err != nil {
 		return m, err
 	}
-	cpu1, err := cpuTime(tg.Pid)
+	cpu1, err := cpuTime(tg.pid())
 	if err != nil {
 		return m, err
 	}
 	m.JVMCPUs = (cpu1 - cpu0).Seconds() / m.Stats.Duration.Seconds()
 	m.ExpectedPerS = float64(freqHz) * m.JVMCPUs
-	if err := DumpPerfMap(javaHome, tg.Pid); err != nil {
+	if err := ebpf.DumpPerfMap(j.Path, tg.pid()); err != nil {
 		return m, err
 	}
-	sym, err := NewSymbolizer(tg.Pid, "")
+	sym, err := ebpf.NewSymbolizer(tg.pid(), "")
 	if err != nil {
 		return m, err
 	}
-	m.Summary = Classify(s.Samples(), sym, m.Stats.Depth)
+	m.Summary = outproc.ClassifyEBPF(s.Samples(), sym, m.Stats.Depth)
 	m.RequestedPerS = float64(freqHz * min(m.Threads, m.Stats.CPUs))
 	if n := float64(m.Summary.Samples); n > 0 {
 		m.SymbolizedPct = 100 * float64(m.Summary.FullySymbolized) / n
-		m.OKPct = 100 * float64(m.Summary.Classes[ClassOK]) / n
+		m.OKPct = 100 * float64(m.Summary.Classes[walkclass.OK]) / n
 		for name, c := range m.Summary.Methods {
-			if strings.Contains(name, "Recursion.recurse(") {
+			if strings.Contains(name, "CallChain.recurse(") {
 				m.RecurseFrames += float64(c) / n
 			}
 		}
@@ -105,22 +109,13 @@ func measure(ctx context.Context, javaHome string, freqHz, maxDepth, recursion i
 	return m, nil
 }
 
-// Metric is a row of results/bench.json (the same fields as harness/bench.Metric).
-type Metric struct {
-	Name   string  `json:"name"`
-	Value  float64 `json:"value"`
-	Unit   string  `json:"unit"`
-	Target string  `json:"target,omitempty"`
-	Note   string  `json:"note,omitempty"`
-}
-
-// MeasureBench measures the ebpf walker at 10 and 20 kHz for d each. A run that cannot
+// ebpfMetrics measures the ebpf walker at 10 and 20 kHz for d each. A run that cannot
 // happen is one row with value -1, unit "error" and the reason.
-func MeasureBench(ctx context.Context, javaHome string, d time.Duration) []Metric {
+func ebpfMetrics(ctx context.Context, j jdk.JDK, d time.Duration) []Metric {
 	var out []Metric
 	for _, hz := range []int{10000, 20000} {
 		tag := fmt.Sprintf("%dkhz", hz/1000)
-		m, err := MeasureRate(ctx, javaHome, hz, d)
+		m, err := measureEBPFRate(ctx, j, hz, d)
 		if err != nil {
 			out = append(out, Metric{Name: "ebpf_samples_per_s_" + tag, Value: -1, Unit: "error", Note: err.Error()})
 			continue

@@ -1,0 +1,95 @@
+package outproc
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
+	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
+)
+
+func init() { register(walker.EBPF, func() Session { return &ebpfSession{} }) }
+
+// ebpfSession samples the JVM from the kernel once the agent samples, and stops and
+// symbolizes shortly before the workload ends: symbols need the live process (perf map,
+// /proc/pid/maps).
+type ebpfSession struct {
+	freqHz  int
+	session *ebpf.Session
+	stopAt  time.Time
+	stopped bool
+	stats   ebpf.Stats
+	summary *EBPFSummary
+	notes   []string
+}
+
+func (s *ebpfSession) Prepare(env *Env) ([]string, error) {
+	e := env.Episode
+	s.freqHz = 1_000_000 / e.Signals.IntervalUs
+	if _, err := ebpf.ProbeFor(s.freqHz, e.Depth, false); err != nil {
+		return nil, err
+	}
+	if slices.Contains(e.JVMFlags, "-XX:+PreserveFramePointer") {
+		return nil, nil
+	}
+	return []string{"-XX:+PreserveFramePointer"}, nil
+}
+
+func (s *ebpfSession) Tick(env *Env, pid int, sampling time.Time, exited bool) {
+	if s.stopped || sampling.IsZero() {
+		return
+	}
+	e := env.Episode
+	if s.session == nil && !exited {
+		ses, err := ebpf.StartConfig(ebpf.Config{Pid: pid, FreqHz: s.freqHz, MaxDepth: e.Depth})
+		if err != nil {
+			s.notes = append(s.notes, "ebpf: "+err.Error())
+			s.stopped = true
+			return
+		}
+		s.session = ses
+		s.stopAt = sampling.Add(max(e.Duration()-2*time.Second, e.Duration()*3/4))
+		return
+	}
+	if s.session != nil && (exited || time.Now().After(s.stopAt)) {
+		s.stop(env, pid, exited)
+	}
+}
+
+func (s *ebpfSession) stop(env *Env, pid int, exited bool) {
+	s.stopped = true
+	st, err := s.session.Stop()
+	s.stats = st
+	if err != nil {
+		s.notes = append(s.notes, "ebpf: "+err.Error())
+	}
+	if exited {
+		s.notes = append(s.notes, "ebpf: the JVM exited before its code could be symbolized")
+		return
+	}
+	if err := ebpf.DumpPerfMap(env.JDK.Path, pid); err != nil {
+		s.notes = append(s.notes, "ebpf: perf map: "+err.Error())
+	}
+	sym, err := ebpf.NewSymbolizer(pid, "")
+	if err != nil {
+		s.notes = append(s.notes, "ebpf: "+err.Error())
+		return
+	}
+	sum := ClassifyEBPF(s.session.Samples(), sym, st.Depth)
+	s.summary = &sum
+}
+
+func (s *ebpfSession) Finish(*Env, string) Result {
+	res := Result{Classes: map[string]map[string]uint64{}}
+	if s.summary != nil {
+		res.Classes[walker.EBPF] = s.summary.Classes
+		res.Notes = append(res.Notes, fmt.Sprintf("ebpf: %d samples at %d Hz per CPU (%.0f/s achieved), %d fully symbolized",
+			s.summary.Samples, s.freqHz, s.stats.SamplesPerS, s.summary.FullySymbolized))
+	} else {
+		res.Classes[walker.EBPF] = map[string]uint64{walkclass.OK: 0}
+	}
+	res.Notes = append(res.Notes, s.notes...)
+	return res
+}

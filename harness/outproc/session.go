@@ -1,0 +1,68 @@
+// Package outproc drives the out-of-process walkers (jfr, ebpf): walkers that do not run in
+// the agent but beside the JVM, the JVM's own sampler or the kernel's. Each is a Session the
+// runner drives through one run: Prepare before the JVM starts, Tick while it runs, Finish
+// after it exited. The walker's own package (walkers/jfr, walkers/ebpf) only takes samples
+// and states its facts; classifying them and measuring them is the harness's, here and in
+// harness/bench (docs/decisions.md, "Out-of-process sessions").
+//
+// A new out-of-process walker is its package under walkers/, a file here with its Session
+// (registered in init), and its line in harness/walker's registry.
+package outproc
+
+import (
+	"slices"
+	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
+)
+
+// Env is one run as its sessions see it.
+type Env struct {
+	// Episode is the run's episode; Prepare may move its agent signal (jfr on JDK 25 needs
+	// SIGPROF for itself).
+	Episode *episode.Episode
+	JDK     jdk.JDK
+	Dir     string // the run directory
+	// MethodTable and RootsFile are the run's method table and roots.txt: the root rule the
+	// in-process walkers are judged by (JavaRoots).
+	MethodTable, RootsFile string
+}
+
+// Session is one out-of-process walker during one run.
+type Session interface {
+	// Prepare checks what the walker needs before the JVM starts and returns extra JVM
+	// flags. An error refuses the run before it starts (an "unsupported: " reason).
+	Prepare(env *Env) (flags []string, err error)
+	// Tick runs at every runner tick while the JVM lives (exited false), and once more after
+	// it exited (exited true). sampling is when the agent started sampling, zero before.
+	Tick(env *Env, pid int, sampling time.Time, exited bool)
+	// Finish runs after the JVM exited: the walker's classes per result column and its notes.
+	Finish(env *Env, jvmOutput string) Result
+}
+
+// Result is what a session adds to results.json.
+type Result struct {
+	// Classes per result column: the walker's name, or name:<kind> for a walker with
+	// per-kind columns (jfr:ExecutionSample).
+	Classes map[string]map[string]uint64
+	Notes   []string
+}
+
+var sessions = map[string]func() Session{}
+
+// register makes a walker's sessions known; each walker's file calls it from init.
+func register(name string, newSession func() Session) { sessions[name] = newSession }
+
+// For returns new sessions for the out-of-process walkers among ws, in the registry's
+// display order.
+func For(ws []string) []Session {
+	var out []Session
+	for _, name := range walker.Names() {
+		if newSession := sessions[name]; newSession != nil && slices.Contains(ws, name) {
+			out = append(out, newSession())
+		}
+	}
+	return out
+}
