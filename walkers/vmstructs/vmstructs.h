@@ -1,6 +1,7 @@
 /*
  * The vmstructs walker: an async stack walker over HotSpot's exported VMStructs tables.
- * The walker itself is `extern const struct wf_walker wf_vmstructs_walker;` (vmstructs.c).
+ * The walker itself is `extern const struct wf_walker wf_vmstructs_walker;` (vmstructs.c),
+ * registered in walkers/core/walkers.c.
  *
  * This header only names what a consumer of its output may want to know: the error codes
  * walk() returns (also available as names through code_name) and how a frame whose
@@ -39,17 +40,5 @@ enum {
  * is recognisable as "not a jmethodID". */
 #define VS_RAW_METHOD_BIT (1ULL << 63)
 
-#ifdef VS_DEBUG
-/* Test builds only: a per-thread record of the last walk, for the standalone test agent. */
-struct vs_debug {
-    int state, end, deopt, scope_fail, frozen; /* end: 1 = reached the thread root, < 0 = break code */
-    uint64_t entries;                          /* bit i: frame i was reached through an entry frame */
-    const char *stub;                          /* blob name at a break_stub */
-    uintptr_t stub_off;
-    int64_t scope_off, pd_target, pd_count, pd_first, pd_last, pd_lo_off, pd_lo_scope;
-    uintptr_t a_sp, a_pc, a_fp, sp, fp, pc;    /* the thread's anchor; where the walk started */
-};
-extern __thread struct vs_debug vs_dbg __attribute__((tls_model("initial-exec")));
-#endif
 
 #endif

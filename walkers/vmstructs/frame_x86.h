@@ -1,0 +1,40 @@
+/*
+ * x86_64 frame layout (HotSpot's frame_x86.hpp) and register access, in one place: the
+ * walker's mechanisms never spell a slot offset or a register themselves. Plain loads of
+ * stack memory (signal context, inside WF_PROTECT).
+ *
+ *   fp + 16  sender's sp (the caller's frame begins above the return address)
+ *   fp + 8   return address
+ *   fp + 0   saved fp (the caller's rbp)
+ *   fp - 8   interpreted frame: sender sp as the interpreter saw it (unextended sp)
+ *   fp - 24  interpreted frame: Method*
+ *   fp - 64  interpreted frame: bcp
+ * A frame of known size ends at sp + size: the return address at (sender sp - 8), the saved
+ * fp at (sender sp - 16).
+ */
+#ifndef VS_FRAME_X86_H
+#define VS_FRAME_X86_H
+
+#include <stdint.h>
+#include "layout.h"
+#include "wf_ucontext.h"
+
+#define X86_SENDER_SP_OFFSET 16          /* fp + 16 */
+#define X86_RETURN_ADDR_OFFSET 8         /* fp + 8 */
+#define X86_INTERP_SENDER_SP_SLOT (-1)   /* fp[-1] */
+#define X86_INTERP_METHOD_SLOT (-3)      /* fp[-3] */
+#define X86_INTERP_BCP_SLOT (-8)         /* fp[-8] */
+
+static inline uintptr_t fp_saved_fp(uintptr_t fp) { return rdp(fp); }
+static inline uintptr_t fp_return_addr(uintptr_t fp) { return rdp(fp + X86_RETURN_ADDR_OFFSET); }
+static inline uintptr_t fp_sender_sp(uintptr_t fp) { return fp + X86_SENDER_SP_OFFSET; }
+static inline uintptr_t interp_method(uintptr_t fp) { return rdp(fp + 8 * X86_INTERP_METHOD_SLOT); }
+static inline uintptr_t interp_bcp(uintptr_t fp) { return rdp(fp + 8 * X86_INTERP_BCP_SLOT); }
+static inline uintptr_t interp_sender_sp(uintptr_t fp) { return rdp(fp + 8 * X86_INTERP_SENDER_SP_SLOT); }
+/* Entry frame (call stub): the JavaCallWrapper* at fp[frame::entry_frame_call_wrapper_offset]. */
+static inline uintptr_t entry_call_wrapper(uintptr_t fp) { return rdp(fp + 8 * (intptr_t)vs_layout.entry_wrapper_off); }
+/* Given the sender's sp of a frame of known size: its return address and saved fp. */
+static inline uintptr_t sp_return_addr(uintptr_t sender_sp) { return rdp(sender_sp - 8); }
+static inline uintptr_t sp_saved_fp(uintptr_t sender_sp) { return rdp(sender_sp - 16); }
+
+#endif

@@ -1,0 +1,328 @@
+/* Unwinding (signal context, inside WF_PROTECT): where a walk starts (the thread's anchor or
+ * the interrupted context) and how each kind of frame leads to its caller: interpreted
+ * frames through fp, compiled frames through their frame size, entry frames through the
+ * JavaCallWrapper's saved anchor, and, for a top frame caught at an arbitrary instruction,
+ * a few validated guesses (unwind_guess). Frame and register access: frame_x86.h. */
+#define _GNU_SOURCE /* REG_* for wf_ucontext.h (frame_x86.h) */
+#include <stdint.h>
+#include "codecache.h"
+#include "debuginfo.h"
+#include "frame_x86.h"
+#include "unwind.h"
+#include "wf_walker.h" /* wf_walk_note */
+
+/* Is pc a plausible Java caller's pc, given the caller frame's sp/fp? Used only to choose
+ * between candidate unwinds of a top frame caught at an arbitrary instruction. */
+static int plausible_caller(const struct vs_walk *w, const struct vs_fr *c, int lookahead) {
+    if (!in_stack(w, c->sp)) return 0;
+    if (c->pc == w->call_stub_ret) {
+        if (!in_stack(w, c->fp)) return 0;
+        uintptr_t jcw = entry_call_wrapper(c->fp);
+        return in_stack(w, jcw);
+    }
+    if (in_interp(w, c->pc)) {
+        if (!in_stack(w, c->fp) || c->fp < c->sp) return 0;
+        uintptr_t m = interp_method(c->fp);
+        if (!valid_method(m)) return 0;
+        return interp_bci(m, interp_bcp(c->fp)) >= 0;
+    }
+    uintptr_t blob = vs_find_blob(w, c->pc);
+    if (!blob || !vs_is_nmethod(blob)) return 0;
+    uintptr_t m = rdp(blob + (uintptr_t)vs_layout.nm_method.off);
+    if (!valid_method(m)) return 0;
+    if (is_native(m)) return 1;
+    if (c->pc == vs_deopt_pc(blob, &vs_layout.nm_deopt) || c->pc == vs_deopt_pc(blob, &vs_layout.nm_deopt_mh)) return 1;
+    if (vs_find_pcdesc(blob, c->pc, 1)) return 1;
+    /* Calls without a safepoint (C2 leaf calls into StubRoutines, e.g. Math intrinsics) record
+     * no PcDesc: accept such a pc if the frame it implies has a plausible caller itself. */
+    int64_t fs = rds(blob, &vs_layout.cb_frame_size);
+    if (lookahead <= 0 || fs <= 0 || c->pc <= vs_code_begin(blob)) return 0;
+    struct vs_fr n;
+    n.sp = n.usp = c->sp + 8 * (uint64_t)fs;
+    if (!in_stack(w, n.sp - 16)) return 0;
+    n.pc = sp_return_addr(n.sp);
+    n.fp = sp_saved_fp(n.sp);
+    return plausible_caller(w, &n, lookahead - 1);
+}
+
+/* Candidate callers of a frame caught at an arbitrary pc, in order of preference. */
+static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t fs, int use_fp,
+                        struct vs_fr *out) {
+    struct vs_fr c;
+    if (fs > 0) { /* the frame is fully built: sender sp = usp + frame size */
+        c.sp = c.usp = f->usp + 8 * (uint64_t)fs;
+        if (in_stack(w, c.sp - 16)) {
+            c.pc = sp_return_addr(c.sp);
+            c.fp = sp_saved_fp(c.sp);
+            if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+        }
+    }
+    if (in_stack(w, f->sp)) { /* frameless: return address on top (entry, or after the epilogue) */
+        c.sp = c.usp = f->sp + 8;
+        c.pc = rdp(f->sp);
+        c.fp = f->fp;
+        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+    }
+    if (use_fp && in_stack(w, f->fp) && f->fp >= f->sp) { /* rbp-based frame (enter/leave) */
+        c.sp = c.usp = fp_sender_sp(f->fp);
+        c.pc = fp_return_addr(f->fp);
+        c.fp = fp_saved_fp(f->fp);
+        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+    }
+    if (in_stack(w, f->sp + 8)) { /* rbp pushed, frame not yet allocated (or rbp not yet popped) */
+        c.sp = c.usp = f->sp + 16;
+        c.pc = rdp(f->sp + 8);
+        c.fp = rdp(f->sp);
+        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+    }
+    return 0;
+}
+
+static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain);
+
+int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
+    intptr_t env_off = __atomic_load_n(&vs_layout.env_offset, __ATOMIC_ACQUIRE);
+    if (!env_off) return VS_NOT_INITIALIZED;
+    if (!jni) return VS_NO_JAVA_THREAD;
+    uintptr_t thread = (uintptr_t)jni - (uintptr_t)env_off;
+    if (!PLAUSIBLE(thread) || (thread & 7)) return VS_NO_JAVA_THREAD;
+    w->thread = thread;
+    w->hi = rdp(thread + (uintptr_t)vs_layout.jt_stack_base.off);
+    uintptr_t ssize = rdp(thread + (uintptr_t)vs_layout.jt_stack_size.off);
+    w->lo = w->hi - ssize;
+    /* the handler runs on the interrupted thread's own stack: a cheap identity check */
+    uintptr_t here = (uintptr_t)&thread;
+    if (!ssize || ssize > (1ULL << 34) || here < w->lo || here >= w->hi) return VS_NO_JAVA_THREAD;
+
+    int st = (int)rds(thread, &vs_layout.jt_state);
+    w->state = st;
+    uintptr_t anchor = thread + (uintptr_t)vs_layout.jt_anchor.off;
+    w->a_sp = rdp(anchor + (uintptr_t)vs_layout.jfa_sp.off);
+    w->a_pc = rdp(anchor + (uintptr_t)vs_layout.jfa_pc.off);
+    uintptr_t a_fp = w->a_fp = rdp(anchor + (uintptr_t)vs_layout.jfa_fp.off);
+
+    /* Deoptimizing: the deopt and uncommon-trap blobs pop the compiled frame and push
+     * skeletal interpreter frames that unpack_frames fills in later, moving sp by hand in
+     * between. Until then the stack holds stale words from earlier calls at the same
+     * depths, including real return addresses into the same nmethod, so a walk "succeeds"
+     * with the scopes of code that ran before (found by the known-stack oracle on
+     * lambdas). ASGCT refuses here too (ticks_deopt, via JavaThread::_in_deopt_handler,
+     * which VMStructs does not export; _vframe_array_head covers the same window). */
+    if (vs_layout.jt_vframe_array.off >= 0 && rdp(thread + (uintptr_t)vs_layout.jt_vframe_array.off))
+        return VS_DEOPT;
+
+    uintptr_t iq = rdp(vs_layout.interp_code.addr);
+    if (PLAUSIBLE(iq)) {
+        w->interp_lo = rdp(iq + (uintptr_t)vs_layout.sq_buf.off);
+        w->interp_hi = w->interp_lo + (uintptr_t)rds(iq, &vs_layout.sq_limit);
+    }
+    w->call_stub_ret = rdp(vs_layout.call_stub_ret.addr);
+    w->cc_lo = rdp(vs_layout.cc_low.addr);
+    w->cc_hi = rdp(vs_layout.cc_high.addr);
+
+    int in_java = st == vs_layout.st_in_java || st == vs_layout.st_in_java_trans;
+    if (!in_java && st != vs_layout.st_in_native && st != vs_layout.st_in_native_trans && st != vs_layout.st_in_vm &&
+        st != vs_layout.st_in_vm_trans && st != vs_layout.st_blocked && st != vs_layout.st_blocked_trans) {
+        if (st == vs_layout.st_new || st == vs_layout.st_new_trans || st == vs_layout.st_uninit) return VS_NO_JAVA_FRAME;
+        return VS_UNKNOWN_STATE;
+    }
+
+    /* Where to start. ASGCT's rule (JavaThread::pd_get_top_frame): a walkable anchor (sp and
+     * pc set) wins; in Java without one, the ucontext. Out of Java, an anchor with pc 0 is
+     * completed from the word below sp (the return address of the call into the VM, as
+     * HotSpot's make_walkable does). In Java with such an anchor the call may not have
+     * happened yet, so the ucontext comes first and the anchor is the fallback. */
+    struct vs_fr a = {w->a_sp, w->a_sp, a_fp, w->a_pc};
+    if (w->a_sp) {
+        if (!in_stack(w, w->a_sp)) return VS_BREAK_STACK_RANGE;
+        if (!a.pc) a.pc = sp_return_addr(w->a_sp);
+        if (w->a_pc || !in_java) return walk_from(w, a, 1, 0);
+    }
+    if (!in_java) return VS_NO_JAVA_FRAME; /* not in Java and no anchor: no Java frames */
+    uintptr_t sp = wf_uc_get(uc, WF_UC_SP);
+    struct vs_fr f = {sp, sp, wf_uc_get(uc, WF_UC_FP), wf_uc_get(uc, WF_UC_PC)};
+    if (!in_stack(w, f.sp)) return VS_BREAK_STACK_RANGE;
+    /* With such an anchor, first try the ucontext without guessing through C frames (an rbp
+     * chain followed from inside the VM can skip the interpreted frame that called it);
+     * then the anchor if the word below its sp is a Java return address; then, as ASGCT,
+     * the ucontext through the rbp chain. */
+    int r = walk_from(w, f, 0, !w->a_sp);
+    if (r > 0 || !w->a_sp) return r;
+    if (plausible_caller(w, &a, 0)) {
+        w->n = 0;
+        int r2 = walk_from(w, a, 1, 0);
+        if (r2 > 0) return r2;
+    }
+    w->n = 0;
+    return walk_from(w, f, 0, 1);
+}
+
+/* Walk from frame f; precise: f.pc is a return address or an anchor pc, not an arbitrary
+ * instruction of an interrupted frame. */
+static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain) {
+    int st = w->state;
+    int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
+    int native_hops = 0;
+    for (int steps = 0; steps < 4 * w->max + 64; steps++) {
+        if (w->n >= w->max) return w->n;
+        if (!in_stack(w, f.sp)) return brk(w, VS_BREAK_STACK_RANGE);
+
+        /* Entry frame: the call stub that JavaCalls::call used to enter Java. */
+        if (f.pc == w->call_stub_ret) {
+            if (!in_stack(w, f.fp)) return brk(w, VS_BREAK_ENTRY);
+            uintptr_t jcw = entry_call_wrapper(f.fp);
+            if (!in_stack(w, jcw) || jcw < f.sp) return brk(w, VS_BREAK_ENTRY);
+            uintptr_t ja = jcw + (uintptr_t)vs_layout.jcw_anchor.off;
+            uintptr_t sp = rdp(ja + (uintptr_t)vs_layout.jfa_sp.off);
+            if (!sp) { /* first entry frame: the thread's root, walk complete */
+                return w->n;
+            }
+            if (!in_stack(w, sp) || sp <= f.sp) return brk(w, VS_BREAK_ENTRY);
+            uintptr_t pc = rdp(ja + (uintptr_t)vs_layout.jfa_pc.off);
+            f.fp = rdp(ja + (uintptr_t)vs_layout.jfa_fp.off);
+            f.sp = f.usp = sp;
+            f.pc = pc ? pc : sp_return_addr(sp);
+            precise = 1;
+            continue;
+        }
+
+        /* Interpreted frame: Method* and bcp in the frame (frame_x86.h; x86_64 layout, 11..25). */
+        if (in_interp(w, f.pc)) {
+            if (!in_stack(w, f.fp) || f.fp < f.sp) return brk(w, VS_BREAK_INTERPRETED);
+            uintptr_t m = interp_method(f.fp);
+            if (!valid_method(m)) return brk(w, VS_BREAK_INTERPRETED);
+            int bci = interp_bci(m, interp_bcp(f.fp));
+            if (bci < 0) {
+                /* ASGCT: a top frame with a bad bcp is unusable while in Java; in VM/native/
+                 * blocked states the frame is known valid and the bci taken as 0. */
+                if (initial && st != vs_layout.st_in_vm && st != vs_layout.st_in_native && st != vs_layout.st_blocked)
+                    return brk(w, VS_BREAK_INTERPRETED);
+                bci = 0;
+            }
+            int nat = is_native(m);
+            if (!emit(w, m, nat ? -3 : bci, nat ? WF_FRAME_NATIVE : WF_FRAME_INTERPRETED)) return w->n;
+            initial = 0;
+            uintptr_t nsp = fp_sender_sp(f.fp), nusp = interp_sender_sp(f.fp), nfp = fp_saved_fp(f.fp), npc = fp_return_addr(f.fp);
+            if (!in_stack(w, nusp) || nusp < f.sp) nusp = nsp;
+            f.sp = nsp;
+            f.usp = nusp;
+            f.fp = nfp;
+            f.pc = npc;
+            precise = 1;
+            continue;
+        }
+
+        uintptr_t blob = vs_find_blob(w, f.pc);
+        if (!blob) {
+            if (f.pc >= w->cc_lo && f.pc < w->cc_hi) return brk(w, VS_UNKNOWN_NMETHOD);
+            /* Native or VM code. Only at the top, in Java state (a leaf call, or a VM call
+             * whose anchor is not usable), follow the frame-pointer chain (libjvm keeps
+             * frame pointers) until a pc lands in code we know. */
+            if (!initial || !native_chain || w->n) return brk(w, VS_BREAK_NOT_WALKABLE);
+            if (++native_hops > 64) return VS_NO_ANCHOR;
+            if (!in_stack(w, f.fp) || f.fp < f.sp) return VS_NO_ANCHOR;
+            uintptr_t nfp = fp_saved_fp(f.fp), npc = fp_return_addr(f.fp);
+            f.sp = f.usp = fp_sender_sp(f.fp);
+            f.fp = nfp;
+            f.pc = npc;
+            precise = 1;
+            continue;
+        }
+
+        int64_t fs = rds(blob, &vs_layout.cb_frame_size);
+        if (fs < 0 || fs > (1 << 20)) return brk(w, vs_is_nmethod(blob) ? VS_BREAK_COMPILED : VS_BREAK_STUB);
+
+        if (vs_is_nmethod(blob)) {
+            uintptr_t m = rdp(blob + (uintptr_t)vs_layout.nm_method.off);
+            if (!valid_method(m)) return brk(w, VS_UNKNOWN_METHOD);
+            uintptr_t pc = f.pc;
+            if (precise && (pc == vs_deopt_pc(blob, &vs_layout.nm_deopt) || pc == vs_deopt_pc(blob, &vs_layout.nm_deopt_mh))) {
+                /* lazily deoptimized: the original pc was saved in the frame */
+                uintptr_t slot = f.usp + (uintptr_t)rds(blob, &vs_layout.nm_orig_pc);
+                if (!in_stack(w, slot)) return brk(w, VS_BREAK_COMPILED);
+                pc = rdp(slot);
+                if (pc < blob || pc >= blob + (uint64_t)rds(blob, &vs_layout.cb_size)) return brk(w, VS_BREAK_COMPILED);
+            }
+            if (is_native(m)) {
+                if (!emit(w, m, -3, WF_FRAME_NATIVE)) return w->n;
+            } else {
+                uintptr_t pd = 0;
+                if (initial && !precise) {
+                    /* Interrupted at an arbitrary instruction: as ASGCT, the first PcDesc
+                     * after pc (the end of the region its scope describes) ... */
+                    pd = vs_find_pcdesc(blob, pc, 0);
+                    /* ... and with no useful one, the exact PcDesc vframeStream would use */
+                    if (!pd) pd = vs_find_pcdesc(blob, pc, 1);
+                } else {
+                    /* A return address or the anchor's pc: a call site, whose exact PcDesc
+                     * is the live scope. ASGCT applies its "first PcDesc after pc" rule to
+                     * any first Java frame whose pc is not the anchor's, which for the
+                     * caller of a runtime stub (C1's counter_overflow, reached from the
+                     * anchor) picks the scope of an unrelated slow path further down: the
+                     * known-stack oracle caught us doing the same on lambdas. */
+                    pd = vs_find_pcdesc(blob, pc, 1);
+                    if (initial && pc != w->a_pc) {
+                        uintptr_t near = vs_find_pcdesc(blob, pc, 0);
+                        if (!pd) pd = near;
+                        else if (near && rds(near, &vs_layout.pc_scope) != rds(pd, &vs_layout.pc_scope))
+                            wf_walk_note |= WF_REC_CALLSITE_TOP;
+                    }
+                }
+                if (!pd || !vs_emit_scopes(w, blob, rds(pd, &vs_layout.pc_scope))) {
+                    /* No debug info for pc (e.g. past the last PcDesc, in the epilogue): the
+                     * method is known, the bci is not. Report 0, as HotSpot's vframeStream
+                     * does (fill_from_compiled_native_frame) and hence ASGCT. */
+                    if (!emit(w, m, 0, WF_FRAME_COMPILED)) return w->n;
+                }
+            }
+            if (w->n >= w->max) return w->n;
+            initial = 0;
+            if (precise) {
+                if (fs == 0) return brk(w, VS_BREAK_COMPILED);
+                uintptr_t nsp = f.usp + 8 * (uint64_t)fs;
+                if (!in_stack(w, nsp - 16) || nsp <= f.sp) return brk(w, VS_BREAK_STACK_RANGE);
+                f.pc = sp_return_addr(nsp);
+                f.fp = sp_saved_fp(nsp);
+                f.sp = f.usp = nsp;
+            } else {
+                /* Caught at an arbitrary instruction: the frame may not be built yet (prologue)
+                 * or already torn down (epilogue); take the first candidate whose caller looks
+                 * like a Java call site. */
+                struct vs_fr c;
+                if (!unwind_guess(w, &f, fs, 0, &c)) return brk(w, VS_BREAK_COMPILED);
+                f = c;
+            }
+            precise = 1;
+            continue;
+        }
+
+        /* Any other blob: runtime stubs, adapters, StubRoutines, vtable stubs, ... */
+        if (vs_is_deopt_blob(blob)) return VS_DEOPT; /* no frame above it can be trusted */
+        if (precise && fs > 0) {
+            /* e.g. a runtime stub that set the anchor at its own pc: unwind by frame size */
+            uintptr_t nsp = f.usp + 8 * (uint64_t)fs;
+            if (!in_stack(w, nsp - 16) || nsp <= f.sp) return brk(w, VS_BREAK_STACK_RANGE);
+            f.pc = sp_return_addr(nsp);
+            f.fp = sp_saved_fp(nsp);
+            f.sp = f.usp = nsp;
+            continue;
+        }
+        if (precise || !initial) return brk(w, VS_BREAK_STUB);
+        {
+            /* Top of stack in a stub. Frames with a known size are tried first, then the
+             * frameless shape (stubs that build no frame: vtable/itable stubs, adapters at
+             * entry), then rbp-based frames for StubRoutines (generated with enter/leave). */
+            int64_t ufs = 0;
+            int64_t fco = rds(blob, &vs_layout.cb_frame_complete);
+            uintptr_t cbeg = vs_code_begin(blob);
+            if (fs > 0 && fco >= 0 && f.pc >= cbeg + (uint64_t)fco) ufs = fs;
+            struct vs_fr c;
+            if (!unwind_guess(w, &f, ufs, vs_is_stub_routines(blob), &c)) return VS_BREAK_STUB;
+            f = c;
+            precise = 1;
+            continue;
+        }
+    }
+    return brk(w, VS_BREAK_NOT_WALKABLE);
+}
+
