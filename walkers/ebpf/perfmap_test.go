@@ -13,7 +13,8 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestPerfMapGolden parses real perf maps (jcmd Compiler.perfmap on JDK 17 and 25 running
-// testdata/Recursion.java) and compares what the symbolizer makes of them with .golden.
+// the Recursion program that is now the callchain workload) and compares what the
+// symbolizer makes of them with .golden.
 func TestPerfMapGolden(t *testing.T) {
 	maps, _ := filepath.Glob("testdata/perfmap/*.map")
 	if len(maps) == 0 {
