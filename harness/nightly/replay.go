@@ -91,7 +91,7 @@ func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir,
 	for i := range reps {
 		b := &reps[i]
 		if len(b.Builds) > 1 {
-			if v, evidence := fixedIn(b.Builds); v != "" && b.Status != corpus.StatusKnown {
+			if v, evidence := fixedIn(b.Builds); v != "" {
 				if err := corp.MarkFixed(b.Bucket, v, evidence); err != nil {
 					return err
 				}
