@@ -1,0 +1,36 @@
+package outproc
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/walkers/jfr"
+)
+
+// Only out-of-process walkers get sessions, in the registry's display order.
+func TestFor(t *testing.T) {
+	ss := For([]string{"ebpf", "asgct", "jfr", "plugin:/x.so"})
+	require.Len(t, ss, 2)
+	assert.IsType(t, &jfrSession{}, ss[0])
+	assert.IsType(t, &ebpfSession{}, ss[1])
+	assert.Empty(t, For([]string{"asgct", "vmstructs"}))
+}
+
+// The jfr session's flags start a recording, and on JDK 25 it moves the agent off SIGPROF.
+func TestJFRSessionPrepare(t *testing.T) {
+	e := &episode.Episode{Signals: episode.Signals{IntervalUs: 100, Signal: jfr.SIGPROF}, Depth: 64}
+	env := &Env{Episode: e, JDK: jdk.JDK{Major: 25}, Dir: t.TempDir()}
+	s := For([]string{"jfr"})[0]
+	flags, err := s.Prepare(env)
+	require.NoError(t, err)
+	assert.Len(t, flags, 2)
+	assert.Equal(t, jfr.AltSignal, e.Signals.Signal)
+	s.Tick(env, 1, time.Now(), false) // JFR records by itself
+	res := s.Finish(env, "")
+	assert.Empty(t, res.Classes)
+	assert.Contains(t, res.Notes, "jfr: no recording was written")
+}
