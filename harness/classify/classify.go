@@ -13,8 +13,6 @@ import (
 )
 
 // The walk classes (ok, truncated:*, invalid, error:<code>, biased) are harness/walkclass's.
-// OK is walkclass.OK, kept only for runner/outofprocess.go until it names walkclass.
-const OK = walkclass.OK
 
 // Reasons a walk is invalid (the first bad frame decides), the keys of Summary.Invalid.
 const (
