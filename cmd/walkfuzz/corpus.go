@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/ledger"
+	"github.com/walkfuzz/walkfuzz/harness/runner"
 )
 
 func corpusCmd() *cobra.Command {
@@ -72,6 +78,45 @@ func corpusCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.AddCommand(list, show)
+	var out string
+	ledgerCmd := &cobra.Command{
+		Use:   "ledger",
+		Short: "Write the findings ledger (docs/findings.md): every bucket with its reproducer, rates per JDK build and JDK bug",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := open()
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			reproducer := func(e episode.Episode) (string, string, error) {
+				j, err := jdk.Pick(jdk.Discover(), e.JDK)
+				if err != nil {
+					return "", "", err
+				}
+				conf, cmdline, err := runner.CommandLine(e, j, "run", runner.Options{})
+				// Paths relative to the checkout, so the ledger reads the same on any machine.
+				if cwd, werr := os.Getwd(); werr == nil {
+					conf = strings.ReplaceAll(conf, cwd+string(os.PathSeparator), "")
+					cmdline = strings.ReplaceAll(cmdline, cwd+string(os.PathSeparator), "")
+				}
+				return conf, cmdline, err
+			}
+			if err := ledger.Write(&buf, ledger.Config{Corpus: d, Reproducer: reproducer}); err != nil {
+				return fmt.Errorf("ledger: %w", err)
+			}
+			if out == "-" {
+				_, err := os.Stdout.Write(buf.Bytes())
+				return err
+			}
+			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+				return usageErr("cannot write the ledger to %s: %v: choose another with --out", out, err)
+			}
+			fmt.Fprintf(os.Stderr, "walkfuzz: ledger of %s written to %s\n", dir, out)
+			return nil
+		},
+	}
+	ledgerCmd.Flags().StringVar(&out, "out", "docs/findings.md", "where to write the ledger (- for standard output)")
+	c.AddCommand(list, show, ledgerCmd)
 	return c
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/campaign/jvmexec"
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/feedback"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/signalmode"
@@ -41,6 +42,7 @@ type campaignFlags struct {
 	hangTimeout time.Duration
 	keepRuns    bool
 	modes       string
+	feedback    int
 	refused     map[string]error // signal modes this machine refuses, probed once
 }
 
@@ -57,6 +59,7 @@ func (f *campaignFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.durationCap, "duration-cap", 0, "cap each episode's seeded duration (5-20s) to get more episodes per hour")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.BoolVar(&f.keepRuns, "keep-runs", false, "keep every run directory (default: only those of runs that did not end ok)")
+	fl.IntVar(&f.feedback, "feedback", 50, "percent of episodes that mutate an interesting earlier episode (one that showed a walk class, verdict, latency or bucket no earlier run showed) instead of a fresh seed; 0: every episode fresh from its seed")
 	fl.StringVar(&f.modes, "modes", "", "signal modes to draw from, comma-separated: "+strings.Join(episode.Modes, ", ")+" (default: every mode; a mode this machine refuses is left out with a note)")
 }
 
@@ -84,6 +87,10 @@ func (f *campaignFlags) spec() (campaign.Spec, error) {
 	if f.jdks == "all" {
 		s.JDKs = everyJDK(jdk.Discover())
 	}
+	if f.feedback < 0 || f.feedback > 100 {
+		return s, usageErr("--feedback %d: give a percent from 0 (blind) to 100", f.feedback)
+	}
+	s.FeedbackPct = f.feedback
 	s.DurationCap = int(f.durationCap / time.Millisecond)
 	if f.durationCap != 0 && s.DurationCap < 1000 {
 		return s, usageErr("--duration-cap %s is too short: give 1s or more", f.durationCap)
@@ -349,8 +356,16 @@ func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpu
 	defer stop()
 	bar := campaign.NewBar(os.Stderr, interactive(os.Stderr), planned, opt.Budget)
 	opt.Progress = bar.Update
-	sum, err := campaign.Run(ctx, spec, jvmexec.Executor{HangTimeout: f.hangTimeout}, st, corp, opt)
+	plan, fb, err := planOf(spec, st, opt.Resume)
+	if err != nil {
+		return err
+	}
+	sum, err := campaign.Run(ctx, plan, jvmexec.Executor{HangTimeout: f.hangTimeout}, st, corp, opt)
 	bar.Finish()
+	if fb != nil {
+		fmt.Fprintf(os.Stderr, "walkfuzz: feedback: %d distinct tuples, %d interesting episodes, %d of this session's episodes were mutations\n",
+			fb.Pool.Seen(), len(fb.Pool.Interesting()), fb.Mutations())
+	}
 	if errors.Is(err, campaign.ErrExists) {
 		return usageErr("%v", err)
 	}
@@ -367,6 +382,21 @@ func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpu
 		return &exitError{1, ""}
 	}
 	return nil
+}
+
+// planOf is the campaign's plan: the spec itself when blind, a feedback plan otherwise (its
+// pool rebuilt from the stored runs on a resume).
+func planOf(spec campaign.Spec, st *store.Store, resume bool) (campaign.Plan, *feedback.Plan, error) {
+	if spec.FeedbackPct == 0 {
+		return spec, nil, nil
+	}
+	p := feedback.NewPlan(spec)
+	if resume {
+		if err := p.Preload(st); err != nil {
+			return nil, nil, fmt.Errorf("feedback: %w", err)
+		}
+	}
+	return p, p, nil
 }
 
 func printCampaign(w io.Writer, s *campaign.Summary, storePath, corpusPath string) {

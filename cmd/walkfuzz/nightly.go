@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/campaign/jvmexec"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/nightly"
 )
 
@@ -58,7 +59,7 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			bar := campaign.NewBar(os.Stderr, interactive(os.Stderr), 0, opt.Budget)
 			opt.Progress = bar.Update
 			v, err := nightly.Run(ctx, st, corp, jvmexec.Executor{HangTimeout: f.hangTimeout},
-				nightly.Config{Spec: spec, Options: opt, Replays: replays, Threshold: threshold, MinWalks: minWalks})
+				nightly.Config{Spec: spec, Options: opt, Replays: replays, Threshold: threshold, MinWalks: minWalks, Builds: jdk.Discover()})
 			bar.Finish()
 			if err != nil {
 				return campaignErr(err)

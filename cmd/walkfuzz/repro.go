@@ -137,6 +137,7 @@ type jdkRepro struct {
 func reproCmd() *cobra.Command {
 	var f reproFlags
 	var rate float64
+	var record bool
 	c := &cobra.Command{
 		Use:   "repro <seed | run-dir | bucket>",
 		Short: "Re-run an episode N times in fresh JVMs; exit 1 if the same finding comes back, 0 if not (for git bisect run)",
@@ -149,7 +150,9 @@ no run got to sample (JVM or harness errors only). git bisect run treats 2 as "b
 through scripts/bisect-walkfuzz.sh, which turns 2 into "skip" (see docs/bisect.md).
 
 --jdk A,B runs the episode on each JDK (a major like 17, a full version like 17.0.21, or a
-JAVA_HOME path) and prints the rate per JDK in one table.`,
+JAVA_HOME path) and prints the rate per JDK in one table. With --record, a corpus bucket's
+re-runs are filed in the corpus as replays; when they ran on several builds of one release and
+the newest no longer reproduces what an older one does, the bucket is marked fixed in it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rate < 0 || rate > 1 {
@@ -184,13 +187,62 @@ JAVA_HOME path) and prints the rate per JDK in one table.`,
 				table = append(table, jdkRepro{JDK: j.Version, Path: j.Path, Dir: d, Report: rep})
 			}
 			b, _ := json.MarshalIndent(table, "", "  ")
-			os.WriteFile(filepath.Join(dir, "repro.json"), append(b, '\n'), 0o644)
+			if err := os.WriteFile(filepath.Join(dir, "repro.json"), append(b, '\n'), 0o644); err != nil {
+				return fmt.Errorf("repro: %w", err)
+			}
+			if record {
+				if err := recordReplays(f.corpus, args[0], dir, table); err != nil {
+					return err
+				}
+			}
 			return reproVerdict(table, want, e, rate)
 		},
 	}
 	f.register(c, 5, "JDK(s) to run on, comma-separated: a major (17), a full version (17.0.21) or a JAVA_HOME (default: the episode's, else the newest LTS)")
 	c.Flags().Float64Var(&rate, "rate", 0, "count the finding as reproduced only when it comes back in at least this share of runs (default: once)")
+	c.Flags().BoolVar(&record, "record", false, "file the re-runs of a corpus bucket as its replays (per JDK build; marks it fixed in a newer build that no longer reproduces it)")
 	return c
+}
+
+// recordReplays files a bucket's re-runs as replays and marks the bucket fixed when the
+// newest of several builds of one release stopped reproducing it.
+func recordReplays(corpusDir, bucket, dir string, table []jdkRepro) error {
+	corp, err := corpus.Open(corpusDir)
+	if err != nil {
+		return usageErr("--record: %v", err)
+	}
+	if _, err := corp.Get(bucket); err != nil {
+		return usageErr("--record needs a corpus bucket, not %q: %v", bucket, err)
+	}
+	byRelease := map[int][]corpus.JDKReplays{}
+	now := time.Now()
+	for _, row := range table {
+		counts := corpus.JDKReplays{JDK: row.JDK}
+		for i, a := range row.Report.Attempts {
+			if a.Outcome != "crash" && a.Outcome != "hang" && a.Outcome != "ok" {
+				continue // the JVM never got to sample: no evidence either way
+			}
+			key := fmt.Sprintf("repro:%s/%s/%d", filepath.Base(dir), row.JDK, i+1)
+			if err := corp.RecordReplay(bucket, key, a.Match, row.JDK, now); err != nil {
+				return err
+			}
+			counts.Replays++
+			if a.Match {
+				counts.Reproduced++
+			}
+		}
+		byRelease[jdk.Major(row.JDK)] = append(byRelease[jdk.Major(row.JDK)], counts)
+	}
+	for _, builds := range byRelease {
+		if v, evidence := corpus.FixedIn(builds); v != "" {
+			if err := corp.MarkFixed(bucket, v, evidence); err != nil {
+				return err
+			}
+			fmt.Printf("bucket %s marked fixed in %s: %s\n", bucket, v, evidence)
+		}
+	}
+	fmt.Printf("re-runs filed as replays of %s in %s\n", bucket, corpusDir)
+	return nil
 }
 
 func printAttempts(j jdk.JDK, rep repro.Report, named bool) {

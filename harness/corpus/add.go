@@ -3,9 +3,11 @@ package corpus
 import (
 	"errors"
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -184,6 +186,30 @@ func (d *Dir) MarkFixed(bucket, version, evidence string) error {
 		return err
 	}
 	return d.summarise(dir)
+}
+
+// FixedIn names the newest of several builds of one release when none of its replays
+// reproduced a bucket while an older build's did, with the counts as evidence; "" otherwise.
+func FixedIn(builds []JDKReplays) (version, evidence string) {
+	if len(builds) < 2 {
+		return "", ""
+	}
+	bs := append([]JDKReplays(nil), builds...)
+	sort.Slice(bs, func(a, b int) bool { return jdk.CompareVersions(bs[a].JDK, bs[b].JDK) < 0 })
+	newest := bs[len(bs)-1]
+	if newest.Replays == 0 || newest.Reproduced > 0 {
+		return "", ""
+	}
+	var older []string
+	for _, b := range bs[:len(bs)-1] {
+		if b.Reproduced > 0 {
+			older = append(older, fmt.Sprintf("%s %d of %d", b.JDK, b.Reproduced, b.Replays))
+		}
+	}
+	if len(older) == 0 {
+		return "", ""
+	}
+	return newest.JDK, fmt.Sprintf("reproduced on %s; %s 0 of %d", strings.Join(older, ", "), newest.JDK, newest.Replays)
 }
 
 func oneLine(s string) string {

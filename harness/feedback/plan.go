@@ -66,6 +66,13 @@ func (p *Plan) Mutation(i int64) string {
 	return p.mutated[i]
 }
 
+// Mutations is how many indices ran a mutation so far.
+func (p *Plan) Mutations() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.mutated)
+}
+
 // Observe feeds a finished run to the pool (campaign.Observer).
 func (p *Plan) Observe(i int64, r store.Run) { p.Pool.Add(r) }
 

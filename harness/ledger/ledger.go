@@ -135,7 +135,7 @@ func Write(w io.Writer, cfg Config) error {
 			if err != nil {
 				fmt.Fprintf(w, "\n(no plain java command: %v)\n", err)
 			} else {
-				fmt.Fprintf(w, "\nor by hand, without walkfuzz (agent configuration, then the JVM):\n\n```\n%s\n%s\n```\n", strings.TrimSpace(conf), cmd)
+				fmt.Fprintf(w, "\nor by hand from the checkout, without walkfuzz: save the agent configuration as run/agent.conf, then start the JVM:\n\n```\n%s\n```\n\n```\n%s\n```\n", strings.TrimSpace(conf), cmd)
 			}
 		}
 	}

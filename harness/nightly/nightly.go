@@ -10,6 +10,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/feedback"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
@@ -79,7 +80,11 @@ func (v *Verdict) fuzz(ctx context.Context, st *store.Store, corp *corpus.Dir, x
 		spec.SeedBase = episode.Seed(campaign.SeedFor(episode.Seed(v.Night.Started.Unix()), 0))
 	}
 	v.Night.Fuzz = spec.ID()
-	sum, err := campaign.Run(ctx, spec, x, st, corp, cfg.Options)
+	var plan campaign.Plan = spec
+	if spec.FeedbackPct > 0 {
+		plan = feedback.NewPlan(spec)
+	}
+	sum, err := campaign.Run(ctx, plan, x, st, corp, cfg.Options)
 	if err != nil {
 		return fmt.Errorf("nightly fuzzing: %w", err)
 	}

@@ -187,23 +187,11 @@ func countBuild(b *store.Replay, version string, reproduced bool) {
 	b.Builds = append(b.Builds, r)
 }
 
-// fixedIn names the newest build when none of its replays reproduced the bucket while an
-// older build's did, with the counts as evidence; "" otherwise.
+// fixedIn is corpus.FixedIn over the night's per-build counts.
 func fixedIn(builds []store.BuildReplay) (version, evidence string) {
-	bs := append([]store.BuildReplay(nil), builds...)
-	sort.Slice(bs, func(a, b int) bool { return jdk.CompareVersions(bs[a].JDK, bs[b].JDK) < 0 })
-	newest := bs[len(bs)-1]
-	if newest.Attempts == 0 || newest.Reproduced > 0 {
-		return "", ""
+	rs := make([]corpus.JDKReplays, len(builds))
+	for i, b := range builds {
+		rs[i] = corpus.JDKReplays{JDK: b.JDK, Replays: b.Attempts, Reproduced: b.Reproduced}
 	}
-	var older []string
-	for _, b := range bs[:len(bs)-1] {
-		if b.Reproduced > 0 {
-			older = append(older, fmt.Sprintf("%s %d of %d", b.JDK, b.Reproduced, b.Attempts))
-		}
-	}
-	if len(older) == 0 {
-		return "", ""
-	}
-	return newest.JDK, fmt.Sprintf("reproduced on %s; %s 0 of %d", strings.Join(older, ", "), newest.JDK, newest.Attempts)
+	return corpus.FixedIn(rs)
 }
