@@ -30,9 +30,11 @@ bin/walkfuzz: $(GO_SRC) $(wildcard .git/HEAD .git/index)
 	version=$$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null); \
 	go build -ldflags "-X $$pkg.version=$$version -X $$pkg.commit=$$commit -X $$pkg.describe=$$describe" -o $@ ./cmd/walkfuzz
 
+# Only walkers/include is on the include path: a unit's own header is found beside it, and a
+# walker cannot reach the core's headers (walkers talk to the core through wf_walker.h).
 bin/libwalkfuzz.so: $(AGENT_SRC) $(AGENT_HDR)
 	@mkdir -p bin
-	gcc $(CFLAGS) -shared -Iwalkers/include -Iwalkers/core -Iwalkers/jvmti $(JNI_INC) -o $@ $(AGENT_SRC) -ldl -lrt -lpthread
+	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -o $@ $(AGENT_SRC) -ldl -lrt -lpthread
 
 bin/libfpwalk.so: walkers/plugins/fpwalk/fpwalk.c walkers/include/wf_walker.h
 	@mkdir -p bin
