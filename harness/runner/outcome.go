@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	psprocess "github.com/shirou/gopsutil/v4/process"
+
 	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/hang"
@@ -200,4 +202,67 @@ func judgeSilence(before, now handlerLoad, timeout time.Duration) silence {
 		}
 	}
 	return silence{hang: fmt.Sprintf("agent heartbeat silent for %s", timeout)}
+}
+
+// progress is what the runner samples of a JVM that runs past its deadline.
+type progress struct {
+	load  handlerLoad
+	cpuNs uint64 // the process's CPU time, every thread (JIT and GC included)
+}
+
+// overrunWindow is how long a JVM past its deadline is watched before it is judged.
+const overrunWindow = 10 * time.Second
+
+// overrunProgress: the CPU share of one core the JVM must spend outside walkfuzz's handler
+// to count as working towards its end rather than stuck.
+const overrunProgress = 0.10
+
+// overrun is judgeOverrun's verdict: at most one of hang (a finding) and overload (a note);
+// neither means keep watching.
+type overrun struct{ hang, overload string }
+
+// judgeOverrun decides what a JVM still running past its deadline means, from two samples
+// overrunWindow apart. The deadline alone proves nothing: -Xcomp start-up under a 20 us
+// signal rate on a loaded two-core machine took over 30 s here while every thread made
+// progress (two false "hang: unclassified" findings in a 200-episode campaign). A walk that
+// does not return is a hang of the walker; a JVM whose threads stopped working is a hang
+// too; a JVM still working (outside the handler) is watched again until capped, then ended
+// as an overload note, never a finding.
+func judgeOverrun(before, now progress, late time.Duration, capped bool) overrun {
+	if now.load.stuckNs > uint64(stuckWalk) {
+		return overrun{hang: fmt.Sprintf("JVM still running %s after its workload should have stopped; a walk on thread %d has not returned for %s",
+			late.Round(time.Second), now.load.stuckTid, time.Duration(now.load.stuckNs).Round(time.Millisecond))}
+	}
+	wall := now.load.at.Sub(before.load.at)
+	var outside float64
+	if wall > 0 && now.cpuNs > before.cpuNs {
+		busy := now.cpuNs - before.cpuNs
+		inHandler := now.load.handlerNs - min(before.load.handlerNs, now.load.handlerNs)
+		if busy > inHandler {
+			outside = float64(busy-inHandler) / float64(wall)
+		}
+	}
+	switch {
+	case outside < overrunProgress:
+		return overrun{hang: fmt.Sprintf("JVM still running %s after its workload should have stopped, its threads idle (%.0f%% of a CPU outside the handler)",
+			late.Round(time.Second), 100*outside)}
+	case capped:
+		return overrun{overload: fmt.Sprintf("JVM still running %s after its workload should have stopped, but working (%.0f%% of a CPU outside the handler, every walk returned): slow on this machine under this signal rate, not a hang",
+			late.Round(time.Second), 100*outside)}
+	}
+	return overrun{}
+}
+
+// processCPU is the process's CPU time (user and system, every thread) in ns; 0 when it
+// cannot be read.
+func processCPU(pid int) uint64 {
+	p, err := psprocess.NewProcess(int32(pid))
+	if err != nil {
+		return 0
+	}
+	t, err := p.Times()
+	if err != nil {
+		return 0
+	}
+	return uint64((t.User + t.System) * 1e9)
 }

@@ -205,6 +205,10 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 
 	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
+	// A JVM past the deadline that keeps working is watched until this, then ended as an
+	// overload (judgeOverrun).
+	hardDeadline := deadline.Add(2 * (e.Duration() + 30*time.Second))
+	var overBase progress
 	lastBeat, lastBeatAt := uint64(0), time.Now()
 	var sampling time.Time
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -260,8 +264,27 @@ loop:
 			break
 		}
 		if time.Now().After(deadline) && termSent.IsZero() {
-			hangReason = fmt.Sprintf("JVM still running %s after its %s workload should have stopped",
-				time.Since(began).Round(time.Second)-e.Duration(), e.Duration())
+			// Past the deadline: watch the JVM's progress before calling it a hang.
+			now := progress{load: takeHandlerLoad(log), cpuNs: processCPU(proc.cmd.Process.Pid)}
+			if overBase.load.at.IsZero() {
+				overBase = now
+				continue
+			}
+			if now.load.at.Sub(overBase.load.at) < overrunWindow {
+				continue
+			}
+			late := time.Since(deadline)
+			v := judgeOverrun(overBase, now, late, time.Now().After(hardDeadline))
+			switch {
+			case v.hang != "":
+				hangReason = v.hang
+			case v.overload != "":
+				overload = v.overload
+				proc.kill()
+			default:
+				overBase = now
+				continue
+			}
 			break
 		}
 	}
