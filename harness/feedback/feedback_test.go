@@ -103,3 +103,19 @@ func TestFeedbackCampaignMutatesInterestingEpisodes(t *testing.T) {
 	assert.Equal(t, p.Pool.Seen(), again.Pool.Seen())
 	assert.NotEqual(t, p.Spec.ID(), blind.Spec.ID(), "feedback is part of the campaign's name")
 }
+
+func TestCompareArms(t *testing.T) {
+	spec := campaign.Spec{SeedBase: 0xfeed, Workloads: []string{"recursion"}, Episodes: 300}
+	arms, err := Compare(context.Background(), spec, 50, world{}, campaign.Options{Jobs: 1,
+		ResolveJDK: func(string) (jdk.JDK, error) { return jdk.JDK{Version: "17.0.15", Major: 17}, nil }}, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, arms, 2)
+	assert.Equal(t, 0, arms[0].FeedbackPct)
+	assert.Zero(t, arms[0].Mutations)
+	assert.Equal(t, 300, arms[1].Runs)
+	assert.Greater(t, arms[1].Mutations, 100)
+	assert.Greater(t, arms[1].Tuples, arms[0].Tuples)
+	require.Len(t, arms[1].Curve, 300)
+	assert.Equal(t, arms[1].Tuples, arms[1].Curve[299].Tuples)
+	assert.LessOrEqual(t, arms[1].Curve[10].Tuples, arms[1].Curve[299].Tuples, "a curve never falls")
+}

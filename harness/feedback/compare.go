@@ -1,0 +1,84 @@
+package feedback
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+// Point is the distinct tuples (and buckets) a campaign arm had seen after some time.
+type Point struct {
+	After   time.Duration `json:"after_ns"`
+	Runs    int           `json:"runs"`
+	Tuples  int           `json:"tuples"`
+	Buckets int           `json:"buckets"`
+}
+
+// Arm is one campaign of a comparison and its curve.
+type Arm struct {
+	FeedbackPct int     `json:"feedback_pct"`
+	Campaign    string  `json:"campaign"`
+	Runs        int     `json:"runs"`
+	Mutations   int     `json:"mutations"`
+	Tuples      int     `json:"tuples"`
+	Buckets     int     `json:"buckets"`
+	Curve       []Point `json:"curve"`
+}
+
+// observed wraps a plan to record the pool's growth after every run.
+type observed struct {
+	*Plan
+	began time.Time
+	mu    sync.Mutex
+	runs  int
+	seen  map[string]bool
+	curve []Point
+}
+
+func (o *observed) Observe(i int64, r store.Run) {
+	o.Plan.Observe(i, r)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.runs++
+	if r.Bucket != "" {
+		o.seen[r.Bucket] = true
+	}
+	o.curve = append(o.curve, Point{After: time.Since(o.began), Runs: o.runs, Tuples: o.Pool.Seen(), Buckets: len(o.seen)})
+}
+
+// Compare runs the campaign twice for the same budget and seed base, FuzzBench style: blind
+// (every index its seed's fresh episode) and with feedback at pct, one after the other on
+// the same machine, each into its own store under dir. The blind arm's pool only counts.
+func Compare(ctx context.Context, spec campaign.Spec, pct int, x campaign.Executor, opt campaign.Options, dir string) ([]Arm, error) {
+	var arms []Arm
+	for _, p := range []int{0, pct} {
+		s := spec
+		s.FeedbackPct = p
+		sub := filepath.Join(dir, fmt.Sprintf("feedback-%d", p))
+		os.RemoveAll(sub)
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return nil, err
+		}
+		st, err := store.Open(filepath.Join(sub, "runs.db"))
+		if err != nil {
+			return nil, err
+		}
+		o := &observed{Plan: NewPlan(s), began: time.Now(), seen: map[string]bool{}}
+		armOpt := opt
+		armOpt.RunsDir = filepath.Join(sub, "runs")
+		sum, err := campaign.Run(ctx, o, x, st, nil, armOpt)
+		st.Close()
+		if err != nil {
+			return nil, fmt.Errorf("feedback %d%% arm: %w", p, err)
+		}
+		arms = append(arms, Arm{FeedbackPct: p, Campaign: sum.Campaign, Runs: o.runs, Mutations: o.Mutations(),
+			Tuples: o.Pool.Seen(), Buckets: len(o.seen), Curve: o.curve})
+	}
+	return arms, nil
+}
