@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
@@ -36,6 +37,9 @@ func (s *ebpfSession) Prepare(env *Env) ([]string, error) {
 	}
 	return []string{"-XX:+PreserveFramePointer"}, nil
 }
+
+// Probe checks the kernel, the capabilities and the architecture (the JDK does not matter).
+func (s *ebpfSession) Probe(jdk.JDK) error { return ebpf.Probe() }
 
 func (s *ebpfSession) Tick(env *Env, pid int, sampling time.Time, exited bool) {
 	if s.stopped || sampling.IsZero() {

@@ -2,8 +2,10 @@ package outproc
 
 import (
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
@@ -35,6 +37,14 @@ func (s *jfrSession) Prepare(env *Env) ([]string, error) {
 		s.notes = append(s.notes, note)
 	}
 	return plan.Flags, nil
+}
+
+// Probe wants the JDK's jfr tool, which reads the recording back.
+func (s *jfrSession) Probe(j jdk.JDK) error {
+	if _, err := os.Stat(j.Tool("jfr")); err != nil {
+		return fmt.Errorf("unsupported: JDK %s has no jfr tool to read recordings", j.Version)
+	}
+	return nil
 }
 
 // Tick: JFR records by itself from the JVM's start to its exit.

@@ -42,6 +42,25 @@ type Session interface {
 	Finish(env *Env, jvmOutput string) Result
 }
 
+// Prober is a session that can say, before any run, whether its walker runs on this machine
+// and JDK. The error is a one-line "unsupported: " reason.
+type Prober interface {
+	Probe(j jdk.JDK) error
+}
+
+// Probe asks an out-of-process walker whether it can run on j; handled is false for a
+// walker that is not out-of-process.
+func Probe(name string, j jdk.JDK) (handled bool, err error) {
+	newSession := sessions[name]
+	if newSession == nil {
+		return false, nil
+	}
+	if p, ok := newSession().(Prober); ok {
+		return true, p.Probe(j)
+	}
+	return true, nil
+}
+
 // Result is what a session adds to results.json.
 type Result struct {
 	// Classes per result column: the walker's name, or name:<kind> for a walker with

@@ -34,3 +34,12 @@ func TestJFRSessionPrepare(t *testing.T) {
 	assert.Empty(t, res.Classes)
 	assert.Contains(t, res.Notes, "jfr: no recording was written")
 }
+
+func TestProbe(t *testing.T) {
+	handled, err := Probe("asgct", jdk.JDK{})
+	assert.False(t, handled)
+	assert.NoError(t, err)
+	handled, err = Probe("jfr", jdk.JDK{Path: t.TempDir(), Version: "17.0.1"})
+	assert.True(t, handled)
+	assert.EqualError(t, err, "unsupported: JDK 17.0.1 has no jfr tool to read recordings")
+}
