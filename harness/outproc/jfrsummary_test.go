@@ -100,18 +100,20 @@ func parseJFRJSON(r *strings.Reader, roots Roots) (*JFRSummary, error) {
 	return sum, err
 }
 
-// goldens are walkers/jfr's recordings of the Depths program (threads 7, 8 and 9 frames
-// deep under a stack depth of 8, so one thread of each is complete, exactly full, and
-// truncated) with their JSON excerpts here.
+// goldens are walkers/jfr's recordings of threads 7, 8 and 9 frames deep under a stack
+// depth of 8 (one thread of each complete, exactly full, and truncated), with their JSON
+// excerpts here. They were recorded from the Depths program that became the depths
+// workload; harness/bench's TestRecordJFRGolden records them again from the workload.
 var goldens = []struct {
 	name  string
 	major int
 }{{"jdk17", 17}, {"jdk25", 25}}
 
 // goldenRoots stands for what the runner passes (the run's method table and roots): the
-// Depths threads, a JDK Thread subclass and a VM entry point seen in these recordings.
+// Depths threads (of the old program and of the workload), a JDK Thread subclass and a VM
+// entry point seen in these recordings.
 func goldenRoots() Roots {
-	return RootKeys(depthsRoot, "jdk/jfr/internal/ShutdownHook.run()V", "java/lang/Thread.exit()V")
+	return RootKeys(depthsRoot, "walkfuzz/workloads/WfThread.run()V", "jdk/jfr/internal/ShutdownHook.run()V", "java/lang/Thread.exit()V")
 }
 
 // TestParseJFRJSONGolden classifies the committed JSON excerpts.

@@ -55,9 +55,10 @@ type thread struct {
 	Virtual      bool   `json:"virtual"`
 }
 
-// printArgs reads every frame JFR kept (its stack depth is at most 2048); `jfr print`
-// shows only 5 unless told.
-func printArgs(recording string) []string {
+// PrintArgs are the jfr tool's arguments that print a recording the way Parse reads it:
+// every frame JFR kept (its stack depth is at most 2048); `jfr print` shows only 5 unless
+// told.
+func PrintArgs(recording string) []string {
 	return []string{"print", "--json", "--stack-depth", fmt.Sprint(MaxDepth),
 		"--events", strings.Join([]string{ExecutionSample, CPUTimeSample, CPUTimeSamplesLost}, ","), recording}
 }
@@ -96,7 +97,7 @@ type Counts struct {
 // recorded, or a newer one) and hands each sample to fn. The tool's output is streamed: a
 // recording prints hundreds of megabytes of JSON.
 func Parse(jfrTool, recording string, fn func(*Sample)) (Counts, error) {
-	cmd := exec.Command(jfrTool, printArgs(recording)...)
+	cmd := exec.Command(jfrTool, PrintArgs(recording)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -111,7 +112,7 @@ func Parse(jfrTool, recording string, fn func(*Sample)) (Counts, error) {
 	werr := cmd.Wait()
 	switch {
 	case werr != nil:
-		return counts, fmt.Errorf("jfr walker: %s %s: %v: %s", jfrTool, strings.Join(printArgs(recording), " "), werr, strings.TrimSpace(stderr.String()))
+		return counts, fmt.Errorf("jfr walker: %s %s: %v: %s", jfrTool, strings.Join(PrintArgs(recording), " "), werr, strings.TrimSpace(stderr.String()))
 	case perr != nil:
 		return counts, fmt.Errorf("jfr walker: %s: %w", recording, perr)
 	}
