@@ -38,6 +38,7 @@ type walker struct {
 	walks                    uint64
 	ok, short, depth, broken uint64
 	errors                   map[int32]uint64
+	other                    map[string]uint64 // classes counted by name: invalid:<reason>, biased
 	errorNames               map[int32]string
 	reasons                  map[string]uint64
 	unresolvedFrames         uint64
@@ -49,7 +50,7 @@ type walker struct {
 func newWalker(name string, codes CodeNamer) *walker {
 	return &walker{
 		name: name, codes: codes,
-		errors: map[int32]uint64{}, errorNames: map[int32]string{}, reasons: map[string]uint64{},
+		errors: map[int32]uint64{}, other: map[string]uint64{}, errorNames: map[int32]string{}, reasons: map[string]uint64{},
 		unresolvedIDs: map[uint64]struct{}{}, latency: &histogram{}, overhead: &histogram{},
 		examples: map[string][]Example{},
 	}
@@ -88,7 +89,11 @@ func (w *walker) add(r *samplelog.Record, class, reason string, unresolved []uin
 		w.broken++
 		w.reasons[reason]++
 	default:
-		w.errors[r.Result]++
+		if walkclass.IsError(class) {
+			w.errors[r.Result]++
+		} else {
+			w.other[class]++ // invalid:<reason> of the frame-validity oracle, biased
+		}
 	}
 	w.unresolvedFrames += uint64(len(unresolved))
 	for _, id := range unresolved {
@@ -117,6 +122,9 @@ func (w *walker) summary() *Summary {
 	}
 	for code, n := range w.errors {
 		s.Classes[w.errorClass(code)] += n
+	}
+	for c, n := range w.other {
+		s.Classes[c] += n
 	}
 	for r, n := range w.reasons {
 		s.Invalid[r] = n

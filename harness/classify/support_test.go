@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 func TestASGCTCodeName(t *testing.T) {
@@ -133,4 +135,20 @@ func TestMainClassInitializerIsARoot(t *testing.T) {
 	assert.False(t, r.IsRootIn(&other, tab))
 	assert.False(t, r.IsRootIn(nil, tab))
 	assert.False(t, r.IsRootIn(&clinit, methods.New()))
+}
+
+// The frame-validity oracle's classes and biased walks are counted by name, not as an
+// error code made of their frame count.
+func TestSummaryCountsValidityClassesByName(t *testing.T) {
+	w := newWalker("asgct", ASGCTCodeName)
+	w.add(&samplelog.Record{Result: 31}, walkclass.InvalidPrefix+ReasonNotInstruction, ReasonNotInstruction, nil, 5, nil)
+	w.add(&samplelog.Record{Result: 12}, walkclass.Biased, "", nil, 5, nil)
+	w.add(&samplelog.Record{Result: -5}, w.errorClass(-5), "", nil, 5, nil)
+	s := w.summary()
+	assert.Equal(t, uint64(1), s.Classes["invalid:bci_not_instruction"])
+	assert.Equal(t, uint64(1), s.Classes[walkclass.Biased])
+	assert.Equal(t, uint64(1), s.Classes["error:unknown_Java"])
+	for c := range s.Classes {
+		assert.NotContains(t, c, "error:code", "no class is spelled as a code")
+	}
 }
