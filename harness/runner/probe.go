@@ -10,8 +10,8 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
-	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 )
 
 // ProbeWalker says whether a walker can run on this machine and JDK; the error is the
@@ -21,18 +21,11 @@ func ProbeWalker(j jdk.JDK, name string) error {
 	if err := zeroUnsupported(j, []string{name}); err != nil {
 		return err
 	}
-	switch name {
-	case walker.EBPF:
-		return ebpf.Probe()
-	case walker.JFR:
-		if _, err := os.Stat(j.Tool("jfr")); err != nil {
-			return fmt.Errorf("unsupported: JDK %s has no jfr tool to read recordings", j.Version)
-		}
-		return nil
-	case walker.ASGCT:
-		if !j.HasASGCT {
-			return fmt.Errorf("unsupported: JDK %s does not export AsyncGetCallTrace", j.Version)
-		}
+	if handled, err := outproc.Probe(name, j); handled { // out-of-process: the session knows
+		return err
+	}
+	if name == walker.ASGCT && !j.HasASGCT {
+		return fmt.Errorf("unsupported: JDK %s does not export AsyncGetCallTrace", j.Version)
 	}
 	art, err := artifacts.Locate()
 	if err != nil {

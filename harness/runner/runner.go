@@ -292,9 +292,7 @@ loop:
 		collectHang(dir, proc)
 	}
 	<-proc.done
-	if out.session != nil && !out.stopped {
-		out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
-	}
+	out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
 	res.WallMs = time.Since(began).Milliseconds()
 	col.read(log, true)
 	h := log.Header()
