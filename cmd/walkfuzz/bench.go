@@ -11,7 +11,7 @@ import (
 
 func benchCmd() *cobra.Command {
 	var out, scratch, only string
-	var dur, fuzzDur, selftestBudget time.Duration
+	var dur, fuzzDur, selftestBudget, feedbackBudget time.Duration
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure walkfuzz's performance targets; print a table and write JSON",
@@ -31,7 +31,7 @@ func benchCmd() *cobra.Command {
 				return usageErr("cannot create %s: %v", scratch, err)
 			}
 			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js,
-				Only: only, SelftestBudget: selftestBudget}, os.Stderr)
+				Only: only, SelftestBudget: selftestBudget, FeedbackBudget: feedbackBudget}, os.Stderr)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -42,7 +42,8 @@ func benchCmd() *cobra.Command {
 	c.Flags().StringVar(&scratch, "scratch", "results/bench-runs", "directory for the benchmark's runs")
 	c.Flags().DurationVar(&dur, "duration", 6*time.Second, "length of each measured run")
 	c.Flags().DurationVar(&fuzzDur, "fuzz-duration", 60*time.Second, "length of the register-fuzzing run")
-	c.Flags().StringVar(&only, "only", "", "run one group only: selftest (planted defects, false flags)")
+	c.Flags().StringVar(&only, "only", "", "run one group only: selftest (planted defects, false flags) or feedback (a campaign with feedback against the same one blind)")
 	c.Flags().DurationVar(&selftestBudget, "selftest-budget", 8*time.Minute, "time for the selftest group")
+	c.Flags().DurationVar(&feedbackBudget, "feedback-budget", 10*time.Minute, "time for each arm of the feedback group")
 	return c
 }

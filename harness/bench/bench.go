@@ -41,6 +41,7 @@ type Config struct {
 	// Only runs one group ("selftest"); empty: every group.
 	Only           string
 	SelftestBudget time.Duration // the selftest group; 0: 8 minutes
+	FeedbackBudget time.Duration // each arm of the feedback group; 0: 10 minutes
 }
 
 type suite struct {
@@ -68,13 +69,19 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) ([]Metric, error) 
 	if s.cfg.SelftestBudget == 0 {
 		s.cfg.SelftestBudget = 8 * time.Minute
 	}
+	if s.cfg.FeedbackBudget == 0 {
+		s.cfg.FeedbackBudget = 10 * time.Minute
+	}
 	switch cfg.Only {
 	case "":
 	case "selftest":
 		s.selftest(ctx, cfg.JDKs[0])
 		return s.metrics, nil
+	case "feedback":
+		s.feedbackArms(ctx, cfg.JDKs)
+		return s.metrics, nil
 	default:
-		return nil, fmt.Errorf("unknown bench group %q: the only group is selftest", cfg.Only)
+		return nil, fmt.Errorf("unknown bench group %q: use selftest or feedback", cfg.Only)
 	}
 	s.reader()
 	for _, mode := range []string{"cpu", "wall"} {
@@ -91,6 +98,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) ([]Metric, error) 
 	s.outOfProcess(ctx, cfg.JDKs)
 	s.campaign()
 	s.selftest(ctx, cfg.JDKs[0])
+	s.feedbackArms(ctx, cfg.JDKs)
 	return s.metrics, nil
 }
 
