@@ -42,6 +42,7 @@ public final class Main {
         // Fixtures of the out-of-process walkers' tests and bench (harness/bench), not fuzzed.
         BUILTIN.put("depths", Depths::new);
         BUILTIN.put("callchain", CallChain::new);
+        BUILTIN.put("vthreads", VThreads::new);
     }
 
     /** Workers must have stopped this long after the deadline for the stop check to pass. */
