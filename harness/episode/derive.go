@@ -127,6 +127,9 @@ func Derive(seed Seed, p Pins) Episode {
 	shenandoah := r.chance(10)           // Shenandoah in place of the collector drawn above
 	noInline := r.chance(8)              // -XX:-Inline: every Java frame physical
 	compileCmd := r.weighted(75, 13, 12) // none, inline or dontinline on the workload's own classes
+	// Faults at the walker's memory reads (0.01%, 0.1%, 1%, 10% of reads), kept below only
+	// when a walker reads through the agent's fault injection (vmstructs, plugins).
+	readFaultPPM := []int{0, 100, 1000, 10000, 100000}[r.weighted(60, 10, 10, 10, 10)]
 
 	// Pins override after all draws.
 	if p.Workload != "" {
@@ -167,10 +170,24 @@ func Derive(seed Seed, p Pins) Episode {
 	if e.Workload != "deopt" && e.Workload != "mix" {
 		e.Perturb.DeoptIntervalMs = 0
 	}
+	if ReadFaultsApply(e.Walkers) {
+		e.Perturb.ReadFaultPPM = readFaultPPM
+	}
 	if len(e.WorkloadParams) == 0 {
 		e.WorkloadParams = nil
 	}
 	return e
+}
+
+// ReadFaultsApply reports whether read-fault injection reaches one of the walkers: the
+// vmstructs walker (its protected reads) or a plugin (the agent's safe_read).
+func ReadFaultsApply(walkers []string) bool {
+	for _, w := range walkers {
+		if w == walker.VMStructs || walker.IsPlugin(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // fallbackMode replaces a drawn mode the machine refuses: the allowed modes keep their

@@ -57,6 +57,9 @@ type Perturbations struct {
 	RegisterPct     int `json:"register_pct"`            // share of walks on a perturbed ucontext
 	DeoptIntervalMs int `json:"deopt_interval_ms"`       // WhiteBox deoptimizeAll period (0 = off)
 	ReferencePct    int `json:"reference_pct,omitempty"` // signals re-walked at a safepoint (bottom-frame oracle)
+	// ReadFaultPPM: per million of the walker's protected memory reads, the share the agent
+	// fails as if the memory were unmapped (vmstructs and plugins only; 0 = off).
+	ReadFaultPPM int `json:"read_fault_ppm,omitempty"`
 }
 
 // Episode is everything needed to run once; results.json embeds it so a run can be replayed
@@ -128,6 +131,9 @@ func (e *Episode) Validate() error {
 	}
 	if e.Perturb.RegisterPct < 0 || e.Perturb.RegisterPct > 100 {
 		return fmt.Errorf("register perturbation %d%% out of range 0..100", e.Perturb.RegisterPct)
+	}
+	if e.Perturb.ReadFaultPPM < 0 || e.Perturb.ReadFaultPPM > 1000000 {
+		return fmt.Errorf("read faults %d ppm out of range 0..1000000", e.Perturb.ReadFaultPPM)
 	}
 	if e.Inject != "" {
 		if err := checkInject(e.Inject); err != nil {

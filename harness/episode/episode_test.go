@@ -106,3 +106,27 @@ func TestAllowedModesReplaceOnlyTheRefusedMode(t *testing.T) {
 	assert.Greater(t, moved["tgkill"], moved["cpu-timer"])
 	assert.Positive(t, moved["cpu-timer"])
 }
+
+func TestReadFaultsDrawnForVMStructsAndPlugins(t *testing.T) {
+	seen := map[int]int{}
+	for i := uint64(1); i <= 500; i++ {
+		seed := Seed(i * 0x9E3779B97F4A7C15)
+		asgct := Derive(seed, Pins{Walkers: []string{"asgct"}})
+		assert.Zero(t, asgct.Perturb.ReadFaultPPM, "asgct reads no memory through the agent")
+		vs := Derive(seed, Pins{Walkers: []string{"asgct", "vmstructs"}})
+		plug := Derive(seed, Pins{Walkers: []string{"plugin:/x/libfpwalk.so"}})
+		assert.Equal(t, vs.Perturb.ReadFaultPPM, plug.Perturb.ReadFaultPPM)
+		assert.Contains(t, []int{0, 100, 1000, 10000, 100000}, vs.Perturb.ReadFaultPPM)
+		seen[vs.Perturb.ReadFaultPPM]++
+		// Drawn last: every other dimension is what the same seed gives without it.
+		assert.NoError(t, vs.Validate())
+		vs.Perturb.ReadFaultPPM = 0
+		vs.Walkers = asgct.Walkers
+		assert.Equal(t, asgct, vs)
+	}
+	assert.Len(t, seen, 5)
+	assert.Greater(t, seen[0], 200, "off in most episodes")
+	bad := Derive(1, Pins{})
+	bad.Perturb.ReadFaultPPM = 1000001
+	assert.Error(t, bad.Validate())
+}

@@ -37,9 +37,12 @@ type Signals struct {
 	Nested     uint64 `json:"nested"`
 	// Shed: delivered while the handler-time budget was spent, so not walked (load
 	// shedding keeps an overloaded thread running instead of starving it).
-	Shed     uint64  `json:"shed"`
-	Fidelity float64 `json:"fidelity"` // delivered / requested
-	Note     string  `json:"note,omitempty"`
+	Shed uint64 `json:"shed"`
+	// ReadFaultsInjected: the walkers' protected reads the agent failed on purpose
+	// (episode perturbation read_fault_ppm; vmstructs and plugins).
+	ReadFaultsInjected uint64  `json:"read_faults_injected,omitempty"`
+	Fidelity           float64 `json:"fidelity"` // delivered / requested
+	Note               string  `json:"note,omitempty"`
 }
 
 type Latency struct {

@@ -58,6 +58,9 @@ func agentConfig(dir string, e *episode.Episode) string {
 	if e.Perturb.ReferencePct > 0 {
 		kv("reference_pct", e.Perturb.ReferencePct)
 	}
+	if e.Perturb.ReadFaultPPM > 0 {
+		kv("read_fault_ppm", e.Perturb.ReadFaultPPM)
+	}
 	if e.Inject != "" {
 		kv("inject", e.Inject)
 	}

@@ -51,6 +51,7 @@ const (
 	offIntervalNs        = 696
 	offPerturbed         = 704
 	offFaultsCaught      = 712
+	offReadFaults        = 720
 )
 
 // Byte offsets of struct wf_log_thread fields.

@@ -160,6 +160,9 @@ type Header struct {
 	IntervalNs        uint64
 	Perturbed         uint64 // walks on a perturbed ucontext
 	FaultsCaught      uint64 // faults inside crash-protected walkers
+	// ReadFaultsInjected: protected reads the agent failed on purpose (read_fault_ppm),
+	// folded from the threads by the agent's service thread (a tick old after a crash).
+	ReadFaultsInjected uint64
 }
 
 // Header returns a snapshot of the header. Counters are loaded atomically one by one, so
@@ -168,34 +171,35 @@ func (l *Log) Header() Header {
 	le := binary.LittleEndian
 	m := l.mem
 	h := Header{
-		Version:           le.Uint32(m[offVersion:]),
-		HeaderSize:        le.Uint32(m[offHeaderSize:]),
-		RingOffset:        l.load(offRingOffset),
-		RingSize:          l.load(offRingSize),
-		WriteCursor:       l.load(offWriteCursor),
-		ReadCursor:        l.load(offReadCursor),
-		HeartbeatNs:       l.load(offHeartbeatNs),
-		HeartbeatCount:    l.load(offHeartbeatCount),
-		DroppedRecords:    l.load(offDroppedRecords),
-		DroppedBytes:      l.load(offDroppedBytes),
-		AgentState:        State(l.load(offAgentState)),
-		Requested:         l.load(offRequested),
-		Delivered:         l.load(offDelivered),
-		Walked:            l.load(offWalked),
-		Overruns:          l.load(offOverruns),
-		ThreadsRegistered: l.load(offThreadsRegistered),
-		ThreadTableOffset: l.load(offThreadTableOffset),
-		ThreadTableSlots:  le.Uint32(m[offThreadTableSlots:]),
-		ThreadSlotSize:    le.Uint32(m[offThreadSlotSize:]),
-		AgentPid:          int64(l.load(offAgentPid)),
-		StartNs:           l.load(offStartNs),
-		Error:             cString(m[offError : offError+errorSize]),
-		NoThread:          l.load(offNoThread),
-		Nested:            l.load(offNested),
-		MaxDepth:          l.load(offMaxDepth),
-		IntervalNs:        l.load(offIntervalNs),
-		Perturbed:         l.load(offPerturbed),
-		FaultsCaught:      l.load(offFaultsCaught),
+		Version:            le.Uint32(m[offVersion:]),
+		HeaderSize:         le.Uint32(m[offHeaderSize:]),
+		RingOffset:         l.load(offRingOffset),
+		RingSize:           l.load(offRingSize),
+		WriteCursor:        l.load(offWriteCursor),
+		ReadCursor:         l.load(offReadCursor),
+		HeartbeatNs:        l.load(offHeartbeatNs),
+		HeartbeatCount:     l.load(offHeartbeatCount),
+		DroppedRecords:     l.load(offDroppedRecords),
+		DroppedBytes:       l.load(offDroppedBytes),
+		AgentState:         State(l.load(offAgentState)),
+		Requested:          l.load(offRequested),
+		Delivered:          l.load(offDelivered),
+		Walked:             l.load(offWalked),
+		Overruns:           l.load(offOverruns),
+		ThreadsRegistered:  l.load(offThreadsRegistered),
+		ThreadTableOffset:  l.load(offThreadTableOffset),
+		ThreadTableSlots:   le.Uint32(m[offThreadTableSlots:]),
+		ThreadSlotSize:     le.Uint32(m[offThreadSlotSize:]),
+		AgentPid:           int64(l.load(offAgentPid)),
+		StartNs:            l.load(offStartNs),
+		Error:              cString(m[offError : offError+errorSize]),
+		NoThread:           l.load(offNoThread),
+		Nested:             l.load(offNested),
+		MaxDepth:           l.load(offMaxDepth),
+		IntervalNs:         l.load(offIntervalNs),
+		Perturbed:          l.load(offPerturbed),
+		FaultsCaught:       l.load(offFaultsCaught),
+		ReadFaultsInjected: l.load(offReadFaults),
 	}
 	for i := 0; i < MaxWalkers; i++ {
 		off := offWalkerNames + i*WalkerNameSize

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "wf_walker.h"
 
 static int parse_u64(const char *v, uint64_t *out) {
     char *end;
@@ -62,6 +63,7 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         else if (!strcmp(k, "budget_pct")) c->budget_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "budget_total_pct")) c->budget_total_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "bytecodes")) c->bytecodes = n != 0;
+        else if (!strcmp(k, "read_fault_ppm")) c->read_fault_ppm = (uint32_t)(n > 1000000 ? 1000000 : n);
         else {
             snprintf(err, errlen, "unknown agent option %s", k);
             return -1;
@@ -75,6 +77,8 @@ bad:
 
 static struct wf_config cfg;
 const struct wf_config *const wf_cfg = &cfg;
+/* wf_walker.h: the read-fault rate, for the inline check of built-in walkers. */
+uint32_t wf_read_fault_ppm;
 
 int wf_config_load(const char *path, char *err, size_t errlen) {
     struct wf_config *c = &cfg;
@@ -123,5 +127,6 @@ int wf_config_load(const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "depth %d out of range 1..65536", c->depth);
         return -1;
     }
+    wf_read_fault_ppm = c->read_fault_ppm; /* before any signal: read-only afterwards */
     return 0;
 }

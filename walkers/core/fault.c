@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <string.h>
 #include "base.h"
+#include "config.h"
+#include "threads.h"
 #include "fault.h"
 #include "samplelog.h"
 #include "wf_walker.h"
@@ -56,8 +58,25 @@ int wf_fault_install(void) {
     return 0;
 }
 
-/* Signal-safe and crash-protected: a fault inside the copy jumps back here. */
+/* Read-fault injection (wf_walker.h): does this protected read fail on purpose? Only inside
+ * the handler's walks (in_handler), on the calling thread's own seeded generator, counted in
+ * its own wf_thread (the service thread folds the counts into the log header). Signal-safe:
+ * a TLS load, the thread's own state, no locks, no syscalls. A nested handler on the same
+ * thread may interleave with the generator's load/store; that only repeats a draw. */
+int wf_read_fault_draw(void) {
+    uint32_t ppm = wf_read_fault_ppm;
+    if (!ppm) return 0;
+    struct wf_thread *t = wf_thread_self();
+    if (!t || !t->in_handler) return 0;
+    if (wf_rand(&t->rng) % 1000000u >= ppm) return 0;
+    __atomic_store_n(&t->read_faults, t->read_faults + 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* Signal-safe and crash-protected: a fault inside the copy jumps back here, and a read the
+ * injection fails (read_fault_ppm) returns -1 the same way, without touching addr. */
 int wf_safe_read(const void *addr, void *out, size_t n) {
+    if (wf_read_fault_draw()) return -1;
     sigjmp_buf jb;
     sigjmp_buf *saved = wf_fault_jmp; /* nest inside a walker's own protected region */
     if (sigsetjmp(jb, 0)) {

@@ -20,6 +20,7 @@ struct wf_thread *wf_thread_self(void) { return wf_self; }
 static struct wf_thread *registry[WF_MAX_THREADS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_slot;
+static uint64_t retired_read_faults; /* read_faults of unregistered threads (under reg_lock) */
 
 struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm) {
     if (wf_driver_stopping() || wf_self) return wf_self;
@@ -70,6 +71,7 @@ void wf_threads_unregister(void) {
     pthread_mutex_lock(&reg_lock);
     wf_driver_stop_thread(t);
     registry[t->slot] = NULL;
+    retired_read_faults += __atomic_load_n(&t->read_faults, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg_lock);
     __atomic_store_n(&t->stats->alive, 0, __ATOMIC_RELEASE);
     if (t->ref) (*t->jni)->DeleteGlobalRef(t->jni, t->ref);
@@ -85,9 +87,11 @@ uint32_t wf_threads_tick(void) {
     pthread_mutex_lock(&reg_lock);
     uint32_t n = __atomic_load_n(&next_slot, __ATOMIC_RELAXED);
     if (n > WF_MAX_THREADS) n = WF_MAX_THREADS;
+    uint64_t read_faults = retired_read_faults;
     for (uint32_t i = 0; i < n; i++) {
         if (!registry[i]) continue;
         wf_driver_account(registry[i]);
+        read_faults += __atomic_load_n(&registry[i]->read_faults, __ATOMIC_RELAXED);
         uint64_t since = __atomic_load_n(&registry[i]->handler_since, __ATOMIC_RELAXED);
         if (since && now > since && now - since > 2000000000ull) stuck = registry[i]->tid;
     }
@@ -105,6 +109,7 @@ uint32_t wf_threads_tick(void) {
     __atomic_store_n(&h->delivered, del, __ATOMIC_RELAXED);
     __atomic_store_n(&h->walked, walked, __ATOMIC_RELAXED);
     __atomic_store_n(&h->overruns, over, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->read_faults_injected, read_faults, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg_lock);
     return stuck;
 }

@@ -38,6 +38,9 @@ struct wf_thread {
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
     ucontext_t scratch_uc;       /* perturbed copy of the interrupted context */
+    /* fault.c, in the handler's walks: protected reads failed on purpose (read_fault_ppm);
+     * read atomically by the service thread, which folds it into the log header */
+    uint64_t read_faults;
     /* safepoint.c: a request for a trace at the thread's next safepoint. The handler
      * publishes req_sample last; the safepoint service thread takes it. */
     uint64_t req_ts;

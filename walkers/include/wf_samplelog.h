@@ -70,6 +70,8 @@ struct wf_log_header {
     uint64_t interval_ns;         /* 696 */
     uint64_t perturbed;           /* 704 walks on a perturbed ucontext */
     uint64_t faults_caught;       /* 712 faults inside crash-protected walkers */
+    uint64_t read_faults_injected; /* 720 protected reads failed on purpose (read_fault_ppm),
+                                      folded from the threads by the service thread */
 };
 
 struct wf_log_thread {

@@ -117,4 +117,26 @@ extern __thread uint16_t wf_walk_note __attribute__((tls_model("initial-exec")))
 #define WF_PROTECT(buf) (wf_fault_jmp = &(buf), sigsetjmp(buf, 0))
 #define WF_UNPROTECT() (wf_fault_jmp = NULL)
 
+/*
+ * Read-fault injection (agent option read_fault_ppm): a seeded share of a walker's protected
+ * reads fails as if the memory were unmapped. Plugins get it through env->safe_read (which
+ * returns -1). Walkers linked into the agent (vmstructs) call WF_READ_FAULT_POINT() before
+ * each protected read: when the draw fails the read, it takes the path a real SIGSEGV inside
+ * WF_PROTECT takes (clear wf_fault_jmp, siglongjmp back to WF_PROTECT). Only these two symbols
+ * are needed from the agent, so a plugin that does not use the macro links as before.
+ * wf_read_fault_ppm is written once at load, before signals. wf_read_fault_draw(): the calling
+ * thread's seeded generator (its wf_thread, initial-exec TLS), 1 if this read fails (and
+ * counted per thread); signal-safe: no locks, no syscalls, only the thread's own state.
+ */
+extern uint32_t wf_read_fault_ppm;
+int wf_read_fault_draw(void);
+#define WF_READ_FAULT_POINT()                                                                  \
+    do {                                                                                       \
+        if (__builtin_expect(wf_read_fault_ppm != 0, 0) && wf_fault_jmp && wf_read_fault_draw()) { \
+            sigjmp_buf *wf_jb_ = wf_fault_jmp;                                                 \
+            wf_fault_jmp = NULL;                                                               \
+            siglongjmp(*wf_jb_, 1);                                                            \
+        }                                                                                      \
+    } while (0)
+
 #endif

@@ -24,12 +24,12 @@ uintptr_t vs_find_blob(const struct vs_walk *w, uintptr_t pc) {
                                                                     (uintptr_t)vs_layout.vs_low.off);
         if (!PLAUSIBLE(map)) return 0;
         uintptr_t seg = (pc - lo) >> log2;
-        uint8_t b = map[seg];
+        uint8_t b = rd8(&map[seg]);
         if (b == 0xFF) return 0;
         for (int hops = 0; b > 0; hops++) {
             if (b == 0xFF || b > seg || hops > (1 << 16)) return 0;
             seg -= b;
-            b = map[seg];
+            b = rd8(&map[seg]);
         }
         uintptr_t block = lo + (seg << log2);
         if (!rdu(block + (uintptr_t)vs_layout.hb_header.off, &vs_layout.hbh_used)) return 0;
@@ -52,7 +52,7 @@ static int blob_named(uintptr_t blob, const char *prefix) {
     const volatile char *n = (const volatile char *)rdp(blob + (uintptr_t)vs_layout.cb_name.off);
     if (!PLAUSIBLE(n)) return 0;
     for (size_t i = 0; prefix[i]; i++)
-        if (n[i] != prefix[i]) return 0;
+        if ((char)rd8((const volatile uint8_t *)&n[i]) != prefix[i]) return 0;
     return 1;
 }
 

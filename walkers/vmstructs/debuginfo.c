@@ -58,10 +58,10 @@ static uint32_t read_int(struct vs_rs *r) {
     }
     uint32_t x = vs_layout.unsigned5 ? 1 : 0;      /* excluded byte value(s) */
     uint32_t L = vs_layout.unsigned5 ? 191 : 192;  /* low (final) codes */
-    uint32_t b = *r->p++;
+    uint32_t b = rd8(r->p++);
     if (vs_layout.unsigned5 && b == 0) {          /* 0, n: a run of n zeros */
         if (r->p >= r->end) { r->bad = 1; return 0; }
-        r->zeros = (int)*r->p++ - 1;
+        r->zeros = (int)rd8(r->p++) - 1;
         if (r->zeros < 0) r->bad = 1;
         return 0;
     }
@@ -70,7 +70,7 @@ static uint32_t read_int(struct vs_rs *r) {
     int shift = 6;
     for (int i = 1; i < 5; i++) {
         if (r->p >= r->end) { r->bad = 1; return 0; }
-        b = *r->p++;
+        b = rd8(r->p++);
         if (b < x) { r->bad = 1; return 0; }
         sum += (b - x) << shift;
         if (b < x + L || i == 4) return sum;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tables.h"
+#include "wf_walker.h" /* WF_READ_FAULT_POINT */
 
 struct vs_layout {
     int ready;
@@ -57,10 +58,22 @@ int vs_layout_init(const char *ver, int major, char *err, size_t errlen);
 /* Plausible user-space pointer (x86_64: below 2^47, above the zero page). */
 #define PLAUSIBLE(p) ((uintptr_t)(p) >= 4096 && (uintptr_t)(p) < (1ULL << 47))
 
-/* Reads of JVM memory: only inside WF_PROTECT (a fault jumps back to walk()). */
-static inline uintptr_t rdp(uintptr_t a) { return *(const volatile uintptr_t *)a; }
+/* Reads of JVM memory: only inside WF_PROTECT (a fault jumps back to walk()). Every one goes
+ * through vs_read_point() first: with read_fault_ppm set, a seeded share of them fails as a
+ * real fault would (wf_walker.h: siglongjmp back to WF_PROTECT, walk() returns VS_FAULT).
+ * Off, it costs one load and a not-taken branch. */
+static inline void vs_read_point(void) { WF_READ_FAULT_POINT(); }
+static inline uintptr_t rdp(uintptr_t a) {
+    vs_read_point();
+    return *(const volatile uintptr_t *)a;
+}
+static inline uint8_t rd8(const volatile uint8_t *p) {
+    vs_read_point();
+    return *p;
+}
 static inline int64_t rds(uintptr_t base, const struct vs_field *f) {
     uintptr_t a = base + (uintptr_t)f->off;
+    vs_read_point();
     switch (f->size) {
     case 1: return *(const volatile int8_t *)a;
     case 2: return *(const volatile int16_t *)a;
@@ -70,6 +83,7 @@ static inline int64_t rds(uintptr_t base, const struct vs_field *f) {
 }
 static inline uint64_t rdu(uintptr_t base, const struct vs_field *f) {
     uintptr_t a = base + (uintptr_t)f->off;
+    vs_read_point();
     switch (f->size) {
     case 1: return *(const volatile uint8_t *)a;
     case 2: return *(const volatile uint16_t *)a;
