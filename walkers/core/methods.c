@@ -60,7 +60,7 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
         return;
     }
-    wf_knownstack_bind(jni, klass, csig);
+    wf_knownstack_bind(jvmti, jni, klass, csig);
     int is_thread = thread_class && jni && (*jni)->IsAssignableFrom(jni, klass, thread_class);
 
     pthread_mutex_lock(&lock);

@@ -21,7 +21,7 @@ import java.util.Set;
  * recorded stack, except for the top frame's bci.
  *
  * <pre>
- *   int k = KnownStack.enter();       // records the caller's stack (once per distinct stack)
+ *   int k = KnownStack.enter();       // records the caller's stack (once per distinct call path)
  *   for (...) { pure arithmetic }     // the region
  *   KnownStack.exit();
  * </pre>
@@ -44,6 +44,12 @@ public final class KnownStack {
     private static native void enter0(int id);
 
     private static native void exit0();
+
+    /** Enters the region recorded for the caller's call path before; 0 for a new path. */
+    private static native int enterKnown0();
+
+    /** Remembers the caller's call path as region id and enters it. */
+    private static native void bind0(int id);
 
     private static PrintStream open() {
         String path = System.getProperty("walkfuzz.knownstacks");
@@ -73,9 +79,11 @@ public final class KnownStack {
     /** Records the caller's stack, enters its region and returns the region id (0 if inactive). */
     public static int enter() {
         if (!active()) return 0;
+        int id = enterKnown0(); // the agent remembers call paths: a path seen before costs no walk
+        if (id != 0) return id;
         List<StackFrame> frames = WALKER.walk(s -> s.skip(1).toList());
-        int id = intern(frames);
-        enter0(id);
+        id = intern(frames);
+        bind0(id);
         return id;
     }
 
