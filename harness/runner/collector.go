@@ -307,13 +307,13 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 			res.Classes[w] = map[string]uint64{walkclass.OK: 0}
 		}
 	}
-	c.cls.WriteExamples(filepath.Join(c.dir, Examples))
+	noteUnwritten(res, c.cls.WriteExamples(filepath.Join(c.dir, Examples)))
 	if res.Finding() {
-		c.writeTail(res)
+		noteUnwritten(res, c.writeTail(res))
 	}
 	if c.oracle != nil && len(c.oracle.Counts) > 0 {
 		res.Reference = renameKeys(c.oracle.Counts, rename)
-		c.oracle.WriteExamples(filepath.Join(c.dir, ReferenceExamples))
+		noteUnwritten(res, c.oracle.WriteExamples(filepath.Join(c.dir, ReferenceExamples)))
 	}
 	if len(c.diff.Counts) > 0 {
 		res.Differential = map[string]map[string]uint64{}
@@ -321,7 +321,7 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 			a, b, _ := strings.Cut(pair, "~")
 			res.Differential[renamed(a, rename)+"~"+renamed(b, rename)] = m
 		}
-		c.diff.WriteExamples(filepath.Join(c.dir, DiffExamples))
+		noteUnwritten(res, c.diff.WriteExamples(filepath.Join(c.dir, DiffExamples)))
 	}
 	if len(c.ks.Counts) > 0 {
 		res.KnownStack = renameKeys(c.ks.Counts, rename)
@@ -337,13 +337,13 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 				}
 			}
 		}
-		c.ks.WriteExamples(filepath.Join(c.dir, KnownStackExamples))
+		noteUnwritten(res, c.ks.WriteExamples(filepath.Join(c.dir, KnownStackExamples)))
 	}
 }
 
 // writeTail renders the last walks read before the JVM died or stalled: what the walkers
 // were doing when it happened (the sample log survives the crash).
-func (c *collector) writeTail(res *results.Results) {
+func (c *collector) writeTail(res *results.Results) error {
 	var b strings.Builder
 	names := res.Walkers
 	fmt.Fprintf(&b, "last %d walks before the %s (oldest first)\n", min(c.ntail, tailLen), res.Outcome)
@@ -362,5 +362,5 @@ func (c *collector) writeTail(res *results.Results) {
 			fmt.Fprintf(&b, "  %s\n", classify.RenderFrame(&r.Frames[k], c.table))
 		}
 	}
-	os.WriteFile(filepath.Join(c.dir, corpus.TailFile), []byte(b.String()), 0o644)
+	return os.WriteFile(filepath.Join(c.dir, corpus.TailFile), []byte(b.String()), 0o644)
 }

@@ -37,13 +37,6 @@ type Options struct {
 	DoctorStacks func(knownstack.Stacks)
 }
 
-// UsageError is bad input or setup (exit code 2); everything else a run meets is a result.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-func usage(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
-
 // Run executes the episode on the JDK and returns its results. An error is returned only
 // for harness problems (bad input, unwritable directory, missing build); a JVM that crashes
 // or hangs is a result with that outcome.
@@ -289,7 +282,7 @@ loop:
 		}
 	}
 	if hangReason != "" {
-		collectHang(dir, proc)
+		noteUnwritten(res, collectHang(dir, proc))
 	}
 	<-proc.done
 	out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
@@ -321,7 +314,8 @@ loop:
 
 // collectHang asks the JVM for a thread dump, keeps it and a /proc task snapshot, then
 // kills the process group.
-func collectHang(dir string, p *process) {
+// The error is a dump or snapshot that could not be written; the process is killed anyway.
+func collectHang(dir string, p *process) error {
 	pid := p.cmd.Process.Pid
 	before, _ := os.ReadFile(filepath.Join(dir, Stdout))
 	syscall.Kill(pid, syscall.SIGQUIT)
@@ -329,17 +323,19 @@ func collectHang(dir string, p *process) {
 	case <-p.done:
 	case <-time.After(3 * time.Second):
 	}
+	var errs []error
 	if snap, err := taskSnapshot(pid); err == nil {
-		os.WriteFile(filepath.Join(dir, TaskSnap), []byte(snap), 0o644)
+		errs = append(errs, os.WriteFile(filepath.Join(dir, TaskSnap), []byte(snap), 0o644))
 	}
 	p.kill()
 	<-p.done
 	after, _ := os.ReadFile(filepath.Join(dir, Stdout))
 	if len(after) > len(before) {
-		os.WriteFile(filepath.Join(dir, ThreadDump), after[len(before):], 0o644)
+		errs = append(errs, os.WriteFile(filepath.Join(dir, ThreadDump), after[len(before):], 0o644))
 	} else {
-		os.WriteFile(filepath.Join(dir, ThreadDump), nil, 0o644)
+		errs = append(errs, os.WriteFile(filepath.Join(dir, ThreadDump), nil, 0o644))
 	}
+	return errors.Join(errs...)
 }
 
 var errNoExit = errors.New("no exit status")
