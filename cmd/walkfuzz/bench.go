@@ -28,12 +28,12 @@ func benchCmd() *cobra.Command {
 				return usageErr("no JDK 17 or 25 found: run scripts/setup.sh")
 			}
 			if err := os.MkdirAll(scratch, 0o755); err != nil {
-				return usageErr("cannot create %s: %v", scratch, err)
+				return usageErr("cannot create %s: %w: choose another with --scratch", scratch, err)
 			}
 			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js,
 				Only: only, SelftestBudget: selftestBudget, FeedbackBudget: feedbackBudget}, os.Stderr)
 			if err != nil {
-				return usageErr("%v", err)
+				return err // a *runner.UsageError from a run stays one
 			}
 			return bench.Write(out, ms, os.Stdout)
 		},

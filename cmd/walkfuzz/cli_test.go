@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/runner"
 )
 
 // walkfuzz runs the built CLI (make builds it before the tests).
@@ -83,6 +87,60 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		_, err := os.Stat(filepath.Join(tmp, d))
 		assert.True(t, os.IsNotExist(err), "nothing half-written for a refused run (%s)", d)
 	}
+}
+
+// execute runs the command tree in-process and returns its error and what main would print.
+func execute(t *testing.T, args ...string) (error, int, string) {
+	t.Helper()
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(io.Discard)
+	err := root.Execute()
+	var msg bytes.Buffer
+	code := exitCode(err, &msg)
+	return err, code, msg.String()
+}
+
+// A setup failure (a store that is no SQLite database) exits 2 like bad usage, but is not
+// reported as bad usage: it is an ordinary error and says its cause.
+func TestSetupFailureIsNotBadUsage(t *testing.T) {
+	tmp := t.TempDir()
+	bad := filepath.Join(tmp, "walkfuzz.db")
+	require.NoError(t, os.WriteFile(bad, bytes.Repeat([]byte("not a store "), 1024), 0o644))
+	args := []string{"report", "--store", bad, "--corpus", "", "--out", filepath.Join(tmp, "out")}
+	err, code, msg := execute(t, args...)
+	require.Error(t, err)
+	var ue *runner.UsageError
+	assert.False(t, errors.As(err, &ue), "a broken store is not bad usage: %v", err)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, msg, "not a database")
+	assert.Contains(t, msg, bad)
+
+	_, stderr, code := walkfuzz(t, args...)
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "not a database")
+	_, err = os.Stat(filepath.Join(tmp, "out"))
+	assert.True(t, os.IsNotExist(err), "nothing written for a refused report")
+}
+
+// Bad usage keeps its cause in the chain but prints one line; findings and interruptions
+// have their own exit codes.
+func TestExitCodes(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	err, code, msg := execute(t, "fuzz", "--resume", "--store", empty, "--corpus", filepath.Join(t.TempDir(), "corpus"))
+	var ue *runner.UsageError
+	assert.True(t, errors.As(err, &ue), "%v", err)
+	assert.ErrorIs(t, err, campaign.ErrNothingToResume)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "walkfuzz: nothing to resume: "+empty+" holds no campaign\n", msg)
+
+	var out bytes.Buffer
+	assert.Equal(t, 0, exitCode(nil, &out))
+	assert.Equal(t, 1, exitCode(errFound, &out))
+	assert.Empty(t, out.String(), "a finding's verdict is the command's own output")
+	assert.Equal(t, 130, exitCode(interrupted(errors.New("interrupted: continue with walkfuzz fuzz --resume")), &out))
+	assert.Equal(t, 2, exitCode(usageErr("a\nb: %w", io.ErrUnexpectedEOF), &out))
+	assert.Equal(t, "walkfuzz: interrupted: continue with walkfuzz fuzz --resume\nwalkfuzz: a; b: unexpected EOF\n", out.String())
 }
 
 func TestJdksListsVersionsAndASGCT(t *testing.T) {

@@ -27,7 +27,7 @@ func corpusCmd() *cobra.Command {
 		}
 		d, err := corpus.Open(dir)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, err
 		}
 		return d, nil
 	}
@@ -42,7 +42,7 @@ func corpusCmd() *cobra.Command {
 			}
 			bs, err := d.List()
 			if err != nil {
-				return usageErr("%v", err)
+				return fmt.Errorf("corpus %s: %w", dir, err)
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "BUCKET\tKIND\tCOUNT\tREPRO\tLAST SEEN\tSTATUS\tTITLE")
@@ -69,7 +69,10 @@ func corpusCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("no bucket %s in %s: see walkfuzz corpus list", args[0], dir)
 			}
-			out, _ := json.MarshalIndent(b, "", "  ")
+			out, err := json.MarshalIndent(b, "", "  ")
+			if err != nil {
+				return err
+			}
 			fmt.Println(string(out))
 			for _, s := range b.Seeds {
 				fmt.Printf("episode %s: %s\n", s, d.EpisodePath(b.ID, s))
@@ -110,7 +113,7 @@ func corpusCmd() *cobra.Command {
 				return err
 			}
 			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-				return usageErr("cannot write the ledger to %s: %v: choose another with --out", out, err)
+				return usageErr("cannot write the ledger to %s: %w: choose another with --out", out, err)
 			}
 			fmt.Fprintf(os.Stderr, "walkfuzz: ledger of %s written to %s\n", dir, out)
 			return nil

@@ -20,8 +20,8 @@ func episodeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			os.Stdout.Write(e.JSON())
-			return nil
+			_, err = os.Stdout.Write(e.JSON())
+			return err
 		},
 	}
 	f.register(c)

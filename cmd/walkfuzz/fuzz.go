@@ -22,7 +22,6 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/feedback"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/signalmode"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
@@ -68,7 +67,7 @@ func (f *campaignFlags) spec() (campaign.Spec, error) {
 	var s campaign.Spec
 	sets, err := walker.ParseSets(f.walkers)
 	if err != nil {
-		return s, usageErr("bad --walkers: %v", err)
+		return s, usageErr("bad --walkers: %w", err)
 	}
 	s.Walkers = sets
 	for _, w := range splitList(f.workloads) {
@@ -141,7 +140,7 @@ func (f *campaignFlags) leaveOutRefusedModes(spec *campaign.Spec, w io.Writer) e
 		fmt.Fprintf(w, "walkfuzz: %s\n", n)
 	}
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w: choose others with --modes", err)
 	}
 	return nil
 }
@@ -151,7 +150,7 @@ func (f *campaignFlags) leaveOutRefusedModes(spec *campaign.Spec, w io.Writer) e
 func (f *campaignFlags) checkModes(spec campaign.Spec) error {
 	for _, m := range episode.Modes {
 		if err, ok := f.refused[m]; ok && !spec.Refuses(m) {
-			return usageErr("campaign %s draws signal mode %s, which this machine refuses (%v): resume it where that mode works, or start a new campaign", spec.ID(), m, err)
+			return usageErr("campaign %s draws signal mode %s, which this machine refuses (%w): resume it where that mode works, or start a new campaign", spec.ID(), m, err)
 		}
 	}
 	return nil
@@ -167,7 +166,7 @@ func (f *campaignFlags) options(spec campaign.Spec, w io.Writer) (campaign.Optio
 	for _, s := range specs {
 		j, err := resolve(s)
 		if err != nil {
-			return campaign.Options{}, usageErr("%v", err)
+			return campaign.Options{}, usageErr("%w", err) // a missing JDK
 		}
 		fmt.Fprintf(w, "walkfuzz: JDK %q is %s at %s\n", s, j.Version, j.Path)
 	}
@@ -187,12 +186,12 @@ func (f *campaignFlags) options(spec campaign.Spec, w io.Writer) (campaign.Optio
 func (f *campaignFlags) open() (*store.Store, *corpus.Dir, error) {
 	st, err := store.Open(f.store)
 	if err != nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, err
 	}
 	corp, err := corpus.Open(f.corpus)
 	if err != nil {
 		st.Close()
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, err
 	}
 	return st, corp, nil
 }
@@ -208,17 +207,13 @@ func interactive(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// campaignErr maps a campaign's error to an exit: interruption 130, everything else is
-// usage or setup (2).
+// campaignErr marks a campaign's cancellation as an interruption (exit 130); every other
+// error is usage (a *runner.UsageError) or setup, exit 2, and passes unchanged.
 func campaignErr(err error) error {
-	var ue *runner.UsageError
-	switch {
-	case errors.Is(err, context.Canceled):
-		return &exitError{130, err.Error()}
-	case errors.As(err, &ue):
-		return &exitError{2, ue.Msg}
+	if errors.Is(err, context.Canceled) {
+		return interrupted(err)
 	}
-	return &exitError{2, err.Error()}
+	return err
 }
 
 func fuzzCmd() *cobra.Command {
@@ -249,7 +244,7 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 			}
 			if seedBase != "" {
 				if spec.SeedBase, err = episode.ParseSeed(seedBase); err != nil {
-					return usageErr("--seed-base: %v", err)
+					return usageErr("--seed-base: %w", err)
 				}
 			} else if !resume {
 				spec.SeedBase = randomSeed()
@@ -260,7 +255,7 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 			var sh campaign.Shard
 			if shard != "" {
 				if sh, err = campaign.ParseShard(shard); err != nil {
-					return usageErr("%v", err)
+					return usageErr("%w", err)
 				}
 			}
 			st, corp, err := f.open()
@@ -300,45 +295,24 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 	return c
 }
 
-// resumable finds the campaign to resume and its stored spec.
+// resumable finds the campaign to resume (campaign.Resume) and says which; a resume that
+// names no stored campaign is bad usage.
 func resumable(st *store.Store, id string, fromFlags bool, flags campaign.Spec) (campaign.Spec, error) {
-	switch {
-	case id != "":
-	case fromFlags:
-		id = flags.ID()
-	default:
-		cs, err := st.Campaigns(store.KindFuzz)
-		if err != nil {
-			return flags, usageErr("%v", err)
-		}
-		if len(cs) == 0 {
-			return flags, usageErr("nothing to resume: %s holds no campaign", st.Path())
-		}
-		id = cs[0].ID
-	}
-	c, err := st.GetCampaign(id)
-	if errors.Is(err, store.ErrNoCampaign) && fromFlags {
-		// A retried shard (a Kubernetes pod, a CI job) passes --resume every time: the first
-		// attempt has nothing to resume yet and starts the campaign.
-		fmt.Fprintf(os.Stderr, "walkfuzz: campaign %s is not in %s yet: starting it\n", id, st.Path())
-		return flags, nil
+	spec, note, err := campaign.Resume(st, id, fromFlags, flags)
+	if errors.Is(err, campaign.ErrNothingToResume) || errors.Is(err, store.ErrNoCampaign) {
+		return flags, usageErr("%w", err)
 	}
 	if err != nil {
-		return flags, usageErr("cannot resume: %v in %s", err, st.Path())
+		return flags, err
 	}
-	spec, err := campaign.ParseSpec(c)
-	if err != nil {
-		return flags, usageErr("campaign %s has an unreadable spec: %v", id, err)
-	}
-	fmt.Fprintf(os.Stderr, "walkfuzz: resuming campaign %s (seed base %s, created %s); its own walkers, workloads and JDKs apply\n",
-		c.ID, c.SeedBase, c.Created.Format(time.RFC3339))
+	fmt.Fprintf(os.Stderr, "walkfuzz: %s\n", note)
 	return spec, nil
 }
 
 func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpus.Dir, f campaignFlags) error {
 	done, err := st.DoneIndices(spec.ID())
 	if err != nil {
-		return usageErr("%v", err)
+		return fmt.Errorf("campaign %s: %w", spec.ID(), err)
 	}
 	var planned int64
 	for i := opt.Shard.I; spec.Episodes > 0 && i < spec.Episodes; i += max(opt.Shard.N, 1) {
@@ -367,7 +341,7 @@ func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpu
 			fb.Pool.Seen(), len(fb.Pool.Interesting()), fb.Mutations())
 	}
 	if errors.Is(err, campaign.ErrExists) {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	if sum != nil {
 		printCampaign(os.Stdout, sum, st.Path(), corp.Path())
@@ -376,10 +350,10 @@ func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpu
 		return campaignErr(err)
 	}
 	if sum.Stop == campaign.StopInterrupted {
-		return &exitError{130, fmt.Sprintf("interrupted: continue with walkfuzz fuzz --resume --campaign %s --store %s", sum.Campaign, st.Path())}
+		return interrupted(fmt.Errorf("interrupted: continue with walkfuzz fuzz --resume --campaign %s --store %s", sum.Campaign, st.Path()))
 	}
 	if sum.Crashed() {
-		return &exitError{1, ""}
+		return errFound
 	}
 	return nil
 }

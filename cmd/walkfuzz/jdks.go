@@ -26,7 +26,7 @@ carries one of the API's ids, else a guess from the ids alone. --jdk takes the V
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all := jdk.Discover()
 			if len(all) == 0 {
-				return usageErr("%v", jdk.ErrNoJDK)
+				return usageErr("%w", jdk.ErrNoJDK)
 			}
 			def, _ := jdk.Pick(all, "")
 			if asJSON {

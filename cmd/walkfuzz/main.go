@@ -4,25 +4,39 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
 )
 
-// exitError carries an exit code through cobra: 1 findings, 2 bad usage or setup.
-type exitError struct {
-	code int
-	msg  string
-}
+// Exit codes. exitCode is the one place that maps a command's error to one of them.
+const (
+	exitOK          = 0   // nothing found
+	exitFound       = 1   // a finding, a regression, a reproduced bug, an uncaught defect
+	exitSetup       = 2   // bad usage (a *runner.UsageError) or a setup failure (I/O, SQLite)
+	exitInterrupted = 130 // Ctrl-C or SIGTERM
+)
 
-func (e *exitError) Error() string { return e.msg }
+// errFound ends a command that found what its exit code 1 reports; it printed its verdict
+// already, so main prints nothing more.
+var errFound = errors.New("found")
 
-func usageErr(format string, a ...any) error {
-	return &exitError{2, fmt.Sprintf(format, a...)}
-}
+// interruptedError ends an interrupted command (exit 130); its message says how to go on.
+type interruptedError struct{ err error }
 
-func main() {
+func (e *interruptedError) Error() string { return e.err.Error() }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+func interrupted(err error) error { return &interruptedError{err} }
+
+// usageErr is bad input the user can fix: one line that names the fix, exit 2. A %w verb
+// keeps the cause in the chain (errors.Is) without printing more than the line.
+func usageErr(format string, a ...any) error { return runner.Usagef(format, a...) }
+
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "walkfuzz",
 		Short:         "Fuzz and stress-test async Java stack walkers (AsyncGetCallTrace, VMStructs walkers, eBPF, JFR)",
@@ -31,26 +45,35 @@ func main() {
 	}
 	root.AddCommand(runCmd(), jdksCmd(), episodeCmd(), benchCmd(), workloadsCmd(), reproCmd(), minimizeCmd(), fuzzCmd(), nightlyCmd(), reportCmd(), mergeCmd(), walkersCmd(), corpusCmd(), versionCmd(), selftestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v (see walkfuzz %s --help)", err, c.Name())
+		return usageErr("%w (see walkfuzz %s --help)", err, c.Name())
 	})
-	err := root.Execute()
-	if err == nil {
-		return
-	}
-	var ee *exitError
+	return root
+}
+
+// exitCode decides the exit status of a command's error and prints its message on w.
+func exitCode(err error, w io.Writer) int {
 	var ue *runner.UsageError
+	var ie *interruptedError
 	switch {
-	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintln(os.Stderr, "walkfuzz:", ee.msg)
-		}
-		os.Exit(ee.code)
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFound):
+		return exitFound
+	case errors.As(err, &ie):
+		fmt.Fprintln(w, "walkfuzz:", err)
+		return exitInterrupted
 	case errors.As(err, &ue):
-		fmt.Fprintln(os.Stderr, "walkfuzz:", ue.Msg)
-		os.Exit(2)
+		// One line, whatever the cause's message holds.
+		fmt.Fprintln(w, "walkfuzz:", strings.ReplaceAll(strings.TrimSpace(ue.Msg), "\n", "; "))
+		return exitSetup
 	default:
-		// cobra's own errors (unknown command or flag) are usage errors too.
-		fmt.Fprintln(os.Stderr, "walkfuzz:", err)
-		os.Exit(2)
+		// A setup failure (I/O, SQLite, a harness error) with its cause, or one of cobra's
+		// own errors (an unknown command), which is bad usage too.
+		fmt.Fprintln(w, "walkfuzz:", err)
+		return exitSetup
 	}
+}
+
+func main() {
+	os.Exit(exitCode(newRoot().Execute(), os.Stderr))
 }

@@ -30,7 +30,7 @@ that found it, so merging the same shard twice changes nothing.`,
 			if len(args) > 0 {
 				dst, err := store.Open(into)
 				if err != nil {
-					return usageErr("%v", err)
+					return err
 				}
 				defer dst.Close()
 				dstAbs, _ := filepath.Abs(into)
@@ -40,7 +40,7 @@ that found it, so merging the same shard twice changes nothing.`,
 					}
 					st, err := dst.Merge(src)
 					if err != nil {
-						return usageErr("%v", err)
+						return fmt.Errorf("merge %s into %s: %w", src, into, err)
 					}
 					fmt.Printf("%s: +%d campaigns, +%d runs, +%d nights\n", src, st.Campaigns, st.Runs, st.Nights)
 				}
@@ -50,12 +50,12 @@ that found it, so merging the same shard twice changes nothing.`,
 			if len(corpora) > 0 {
 				dst, err := corpus.Open(corpusInto)
 				if err != nil {
-					return usageErr("%v", err)
+					return err
 				}
 				for _, src := range corpora {
 					st, err := dst.Merge(src)
 					if err != nil {
-						return usageErr("%v", err)
+						return fmt.Errorf("merge %s into %s: %w", src, corpusInto, err)
 					}
 					fmt.Printf("%s: %d buckets (%d new), +%d occurrences, +%d replays\n", src, st.Buckets, st.NewBuckets, st.Occurrences, st.Replays)
 				}

@@ -67,12 +67,12 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			v.Write(os.Stdout)
 			if junit != "" {
 				if err := writeJUnit(junit, v); err != nil {
-					return usageErr("--junit %s: %v", junit, err)
+					return usageErr("--junit %s: %w: choose another path", junit, err)
 				}
 				fmt.Fprintf(os.Stderr, "walkfuzz: JUnit XML in %s\n", junit)
 			}
 			if !v.Pass() {
-				return &exitError{1, ""}
+				return errFound
 			}
 			return nil
 		},

@@ -30,11 +30,11 @@ crash or hang bucket.`,
 			if synthetic > 0 {
 				tmp, err := os.MkdirTemp("", "walkfuzz-synthetic")
 				if err != nil {
-					return usageErr("%v", err)
+					return err
 				}
 				defer os.RemoveAll(tmp)
 				if st, err = report.Fill(filepath.Join(tmp, "synthetic.db"), synthetic); err != nil {
-					return usageErr("%v", err)
+					return fmt.Errorf("synthetic store: %w", err)
 				}
 				corpusPath = ""
 			} else {
@@ -42,23 +42,23 @@ crash or hang bucket.`,
 					return usageErr("no store at %s: run walkfuzz fuzz first, pass --store, or try --synthetic 2000", storePath)
 				}
 				if st, err = store.Open(storePath); err != nil {
-					return usageErr("%v", err)
+					return err
 				}
 			}
 			defer st.Close()
 			var corp *corpus.Dir
 			if _, err := os.Stat(corpusPath); corpusPath != "" && err == nil {
 				if corp, err = corpus.Open(corpusPath); err != nil {
-					return usageErr("%v", err)
+					return err
 				}
 			}
 			m, err := report.Build(st, corp)
 			if err != nil {
-				return usageErr("%v", err)
+				return fmt.Errorf("report: %w", err)
 			}
 			index, err := report.Write(out, m)
 			if err != nil {
-				return usageErr("%v", err)
+				return fmt.Errorf("report: %w", err)
 			}
 			if runs, err := st.Runs(store.Filter{}); err == nil {
 				printComparison(os.Stdout, store.Cells(runs))

@@ -60,11 +60,11 @@ func bucketEpisode(dir string) (episode.Episode, []crash.Names, error) {
 	}
 	b, err := os.ReadFile(newest)
 	if err != nil {
-		return episode.Episode{}, nil, usageErr("cannot read %s: %v", newest, err)
+		return episode.Episode{}, nil, fmt.Errorf("cannot read %s: %w", newest, err)
 	}
 	var e episode.Episode
 	if err := json.Unmarshal(b, &e); err != nil {
-		return e, nil, usageErr("%s is not an episode: %v", newest, err)
+		return e, nil, usageErr("%s is not an episode: %w", newest, err)
 	}
 	return e, want, nil
 }
@@ -101,7 +101,7 @@ func (f *reproFlags) jdks(e episode.Episode) ([]jdk.JDK, error) {
 		}
 		j, err := jdk.Pick(all, spec)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("%w", err)
 		}
 		out = append(out, j)
 	}
@@ -117,7 +117,7 @@ func (f *reproFlags) dir(cmd string) (string, error) {
 		dir = filepath.Join("results", cmd, time.Now().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", usageErr("cannot create %s: %v: choose another with --out", dir, err)
+		return "", usageErr("cannot create %s: %w: choose another with --out", dir, err)
 	}
 	return dir, nil
 }
@@ -186,7 +186,10 @@ the newest no longer reproduces what an older one does, the bucket is marked fix
 				printAttempts(j, rep, len(jdks) > 1)
 				table = append(table, jdkRepro{JDK: j.Version, Path: j.Path, Dir: d, Report: rep})
 			}
-			b, _ := json.MarshalIndent(table, "", "  ")
+			b, err := json.MarshalIndent(table, "", "  ")
+			if err != nil {
+				return fmt.Errorf("repro: %w", err)
+			}
 			if err := os.WriteFile(filepath.Join(dir, "repro.json"), append(b, '\n'), 0o644); err != nil {
 				return fmt.Errorf("repro: %w", err)
 			}
@@ -209,10 +212,10 @@ the newest no longer reproduces what an older one does, the bucket is marked fix
 func recordReplays(corpusDir, bucket, dir string, table []jdkRepro) error {
 	corp, err := corpus.Open(corpusDir)
 	if err != nil {
-		return usageErr("--record: %v", err)
+		return fmt.Errorf("--record: %w", err)
 	}
 	if _, err := corp.Get(bucket); err != nil {
-		return usageErr("--record needs a corpus bucket, not %q: %v", bucket, err)
+		return usageErr("--record needs a corpus bucket, not %q: %w", bucket, err)
 	}
 	byRelease := map[int][]corpus.JDKReplays{}
 	now := time.Now()
@@ -276,12 +279,13 @@ func reproVerdict(table []jdkRepro, want []crash.Names, e episode.Episode, rate 
 	w.Flush()
 	switch {
 	case judged == 0:
-		return usageErr("no run got to sample (JVM or harness errors only, see %s): nothing to judge", filepath.Dir(table[0].Report.Attempts[0].Dir))
+		// Exit 2 as documented, but not bad usage: the runs did not get far enough.
+		return fmt.Errorf("no run got to sample (JVM or harness errors only, see %s): nothing to judge", filepath.Dir(table[0].Report.Attempts[0].Dir))
 	case len(want) == 0:
 		fmt.Printf("no finding in %d runs of seed %s\n", table[0].Report.Runs*len(table), e.Seed)
 	case reproduced:
 		fmt.Printf("reproduced %q\n", want[0].Title)
-		return &exitError{code: 1}
+		return errFound
 	default:
 		fmt.Printf("did not reproduce %q\n", want[0].Title)
 	}
@@ -326,12 +330,18 @@ func minimizeCmd() *cobra.Command {
 				}
 				fmt.Printf("%-32s %-7s rate %.2f  %s\n", s.Name, mark, s.Rate, s.Note)
 			}
-			os.WriteFile(filepath.Join(dir, "minimal-episode.json"), min.JSON(), 0o644)
+			if err := os.WriteFile(filepath.Join(dir, "minimal-episode.json"), min.JSON(), 0o644); err != nil {
+				return fmt.Errorf("minimize: %w", err)
+			}
 			fmt.Printf("\nminimal episode (%s):\n%s", filepath.Join(dir, "minimal-episode.json"), min.JSON())
 			conf, line, err := runner.CommandLine(min, x.JDK, filepath.Join(dir, "standalone"), x.Options)
 			if err == nil {
-				os.MkdirAll(filepath.Join(dir, "standalone"), 0o755)
-				os.WriteFile(filepath.Join(dir, "standalone", runner.AgentConf), []byte(conf), 0o644)
+				if err := os.MkdirAll(filepath.Join(dir, "standalone"), 0o755); err != nil {
+					return fmt.Errorf("minimize: %w", err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "standalone", runner.AgentConf), []byte(conf), 0o644); err != nil {
+					return fmt.Errorf("minimize: %w", err)
+				}
 				fmt.Printf("\nreproduce without walkfuzz (agent config written to %s):\n%s\n",
 					filepath.Join(dir, "standalone", runner.AgentConf), line)
 			}

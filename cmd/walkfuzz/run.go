@@ -79,17 +79,20 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 	if f.episodeFile != "" {
 		b, err := os.ReadFile(f.episodeFile)
 		if err != nil {
-			return episode.Episode{}, usageErr("cannot read episode %s: %v", f.episodeFile, err)
+			return episode.Episode{}, usageErr("cannot read episode %s: %w", f.episodeFile, err)
 		}
 		var e episode.Episode
 		if err := json.Unmarshal(b, &e); err != nil {
-			return episode.Episode{}, usageErr("episode %s is not valid JSON: %v", f.episodeFile, err)
+			return episode.Episode{}, usageErr("episode %s is not valid JSON: %w", f.episodeFile, err)
 		}
-		return e, e.Validate()
+		if err := e.Validate(); err != nil {
+			return e, usageErr("%w", err)
+		}
+		return e, nil
 	}
 	walkers, err := walker.ParseList(f.walkers)
 	if err != nil {
-		return episode.Episode{}, usageErr("%v", err)
+		return episode.Episode{}, usageErr("%w", err)
 	}
 	if _, _, ext := suites.Parse(f.workload); f.workload != "" && !ext && !slices.Contains(episode.Builtin, f.workload) && !slices.Contains(episode.Apps, f.workload) {
 		return episode.Episode{}, usageErr("unknown workload %q: see walkfuzz run --help for the list", f.workload)
@@ -114,11 +117,11 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 	if f.seed != "" {
 		s, err := episode.ParseSeed(f.seed)
 		if err != nil {
-			return e, usageErr("%v", err)
+			return e, usageErr("%w", err)
 		}
 		e = episode.Derive(s, p)
 	} else {
-		e = plain(p)
+		e = episode.Plain(p)
 	}
 	if len(javaArgs) > 0 {
 		e.JavaArgs = javaArgs
@@ -143,49 +146,9 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		e.Signals.Target = f.target
 	}
 	if err := e.Validate(); err != nil {
-		return e, usageErr("%v", err)
+		return e, usageErr("%w", err)
 	}
 	return e, nil
-}
-
-// plain is the episode of a run without --seed: defaults everywhere, nothing hostile added.
-func plain(p episode.Pins) episode.Episode {
-	none := []string{}
-	zero := 0
-	if p.JVMFlags == nil {
-		p.JVMFlags = &none
-	}
-	if p.JitterPct == nil {
-		p.JitterPct = &zero
-	}
-	if p.RegisterPct == nil {
-		p.RegisterPct = &zero
-	}
-	if p.Workload == "" {
-		p.Workload = "recursion"
-	}
-	if p.Mode == "" {
-		p.Mode = "cpu"
-	}
-	if p.IntervalUs == 0 {
-		p.IntervalUs = 100
-	}
-	if p.DurationMs == 0 {
-		p.DurationMs = 10000
-	}
-	if p.Threads == 0 {
-		p.Threads = 4
-	}
-	if p.Depth == 0 {
-		p.Depth = 2048
-	}
-	e := episode.Derive(0, p)
-	e.Signals.Pattern = "all"
-	e.Perturb.DeoptIntervalMs = 0
-	if e.Workload == "deopt" || e.Workload == "mix" {
-		e.Perturb.DeoptIntervalMs = 250
-	}
-	return e
 }
 
 func runCmd() *cobra.Command {
@@ -211,7 +174,7 @@ func runCmd() *cobra.Command {
 			all := jdk.Discover()
 			j, err := jdk.Pick(all, f.jdk)
 			if err != nil {
-				return usageErr("%v", err)
+				return usageErr("%w", err) // a missing JDK
 			}
 			dir := f.out
 			if dir == "" {
@@ -230,7 +193,7 @@ func runCmd() *cobra.Command {
 			}
 			printSummary(os.Stdout, res)
 			if res.Finding() {
-				return &exitError{1, ""}
+				return errFound
 			}
 			return nil
 		},

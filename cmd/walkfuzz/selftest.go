@@ -33,14 +33,14 @@ func selftestCmd() *cobra.Command {
 				for _, spec := range splitList(jdks) {
 					j, err := jdk.Pick(all, spec)
 					if err != nil {
-						return usageErr("%v", err)
+						return usageErr("%w", err)
 					}
 					js = append(js, j)
 				}
 				if len(js) == 0 {
 					j, err := jdk.Pick(all, "")
 					if err != nil {
-						return usageErr("%v", err)
+						return usageErr("%w", err)
 					}
 					js = append(js, j)
 				}
@@ -54,15 +54,15 @@ func selftestCmd() *cobra.Command {
 			m, err := selftest.Execute(ctx, selftest.Config{Dir: runsDir, Budget: budget, Duration: dur, JDKs: js,
 				Defects: splitList(defects), Workloads: splitList(workloads), Alone: alone}, os.Stderr)
 			if err != nil {
-				return usageErr("%v", err)
+				return err // a *runner.UsageError from a run stays one
 			}
 			m.Print(os.Stdout)
 			if err := m.WriteJSON(out); err != nil {
-				return usageErr("cannot write %s: %v", out, err)
+				return usageErr("cannot write %s: %w: choose another with --out", out, err)
 			}
 			fmt.Printf("matrix: %s, runs under %s\n", out, runsDir)
 			if s := m.Summary(); s.Caught < s.Planted {
-				return &exitError{1, ""}
+				return errFound
 			}
 			return nil
 		},

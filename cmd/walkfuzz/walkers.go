@@ -23,7 +23,7 @@ func walkersCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			j, err := jdk.Pick(jdk.Discover(), spec)
 			if err != nil {
-				return usageErr("%v", err)
+				return usageErr("%w", err)
 			}
 			names := walker.Names()
 			if art, err := artifacts.Locate(); err == nil && artifacts.Exists(art.Bin+"/libfpwalk.so") {
