@@ -61,7 +61,9 @@ crash or hang bucket.`,
 				return fmt.Errorf("report: %w", err)
 			}
 			if runs, err := st.Runs(store.Filter{}); err == nil {
-				printComparison(os.Stdout, store.Cells(runs))
+				if err := report.WriteComparison(os.Stdout, store.Cells(runs)); err != nil {
+					return err
+				}
 			}
 			fmt.Printf("wrote %s: %d runs, %d workload x JDK groups, %d buckets, %d nights, in %s\n",
 				index, m.Runs, len(m.Groups), len(m.Buckets), len(m.Nights), time.Since(began).Round(time.Millisecond))

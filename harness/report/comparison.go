@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -7,18 +7,17 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/walkfuzz/walkfuzz/harness/report"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
-// printComparison is the terminal's walker-by-workload table: complete-trace share (walks)
+// WriteComparison writes the terminal's walker-by-workload table: complete-trace share (walks)
 // per cell, crashes and hangs flagged. A walker gets a column only if it walked somewhere;
 // a cell where it ran without walking says "no data", not 0%. Safepoint-biased walkers are
 // marked: their share is not comparable with the async walkers'.
-func printComparison(out io.Writer, cells []store.Cell) {
+func WriteComparison(out io.Writer, cells []store.Cell) error {
 	if len(cells) == 0 {
-		return
+		return nil
 	}
 	walked, ran, rows := map[string]bool{}, map[string]bool{}, map[string]map[string]store.Cell{}
 	for _, c := range cells {
@@ -77,14 +76,17 @@ func printComparison(out io.Writer, cells []store.Cell) {
 		}
 		fmt.Fprintln(tw, "\t")
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	if noData {
 		fmt.Fprintln(out, "no data: the walker ran there but made no walk; -: not run there")
 	}
 	if biased {
-		fmt.Fprintf(out, "† %s\n", report.BiasedNote)
+		fmt.Fprintf(out, "† %s\n", BiasedNote)
 	}
 	if len(never) > 0 {
 		fmt.Fprintf(out, "ran without a single walk (no column): %s\n", strings.Join(never, ", "))
 	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
@@ -20,12 +19,12 @@ func cell(walker, workload string, ok, walks uint64) store.Cell {
 // no column for a walker that never walked, and the safepoint-biased walker marked.
 func TestComparisonTruth(t *testing.T) {
 	var b bytes.Buffer
-	printComparison(&b, []store.Cell{
+	assert.NoError(t, WriteComparison(&b, []store.Cell{
 		cell("asgct", "loops", 900, 1000), cell("jvmti-emulated", "loops", 1000, 1000),
 		cell("jfr:ExecutionSample", "loops", 980, 1000), cell("jfr:CPUTimeSample", "loops", 940, 1000),
 		cell("ebpf", "loops", 950, 1000), cell("ebpf", "deopt", 0, 0), cell("asgct", "deopt", 800, 1000),
 		cell("vmstructs", "deopt", 0, 0),
-	})
+	}))
 	out := b.String()
 	t.Log("\n" + out)
 	lines := strings.Split(out, "\n")
@@ -37,14 +36,4 @@ func TestComparisonTruth(t *testing.T) {
 	assert.NotRegexp(t, regexp.MustCompile(`\s0\.0%`), out)
 	assert.Contains(t, out, "† safepoint-biased")
 	assert.Contains(t, out, "ran without a single walk (no column): vmstructs")
-}
-
-func TestSummaryNoWalksIsNoData(t *testing.T) {
-	var b bytes.Buffer
-	printSummary(&b, &results.Results{Outcome: results.OK, Walkers: []string{"ebpf", "jvmti-emulated"},
-		Classes: map[string]map[string]uint64{"ebpf": {"ok": 0}, "jvmti-emulated": {"ok": 10}}})
-	out := b.String()
-	assert.Contains(t, out, "walker ebpf: no walks (no data)\n")
-	assert.NotRegexp(t, `\s0\.00%`, out)
-	assert.Contains(t, out, "walker jvmti-emulated: 10 walks (safepoint-biased")
 }
