@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,31 +43,17 @@ func target(arg, corpusDir string) (episode.Episode, []crash.Names, error) {
 	return episode.Derive(s, episode.Pins{}), nil, nil
 }
 
-// bucketEpisode reads a corpus bucket: the titles filed under it and its newest episode JSON.
+// bucketEpisode reads a corpus bucket (or a folder of run directories or episode files):
+// the titles filed under it and its newest episode JSON.
 func bucketEpisode(dir string) (episode.Episode, []crash.Names, error) {
-	want, _ := corpus.Titles(dir)
-	matches, _ := filepath.Glob(filepath.Join(dir, "*", "episode.json"))
-	more, _ := filepath.Glob(filepath.Join(dir, "episode*.json"))
-	saved, _ := filepath.Glob(filepath.Join(dir, "episodes", "*.json")) // corpus layout
-	matches = append(append(matches, more...), saved...)
-	if len(matches) == 0 {
-		return episode.Episode{}, nil, usageErr("%s holds no results.json and no episode JSON: give a run directory, a bucket or a seed", dir)
+	e, want, err := corpus.NewestEpisode(dir)
+	switch {
+	case errors.Is(err, corpus.ErrNoEpisode):
+		return e, nil, usageErr("%s holds no results.json and no episode JSON: give a run directory, a bucket or a seed", dir)
+	case errors.Is(err, corpus.ErrNotEpisode):
+		return e, nil, usageErr("%w", err)
 	}
-	newest, newestT := "", time.Time{}
-	for _, m := range matches {
-		if st, err := os.Stat(m); err == nil && st.ModTime().After(newestT) {
-			newest, newestT = m, st.ModTime()
-		}
-	}
-	b, err := os.ReadFile(newest)
-	if err != nil {
-		return episode.Episode{}, nil, fmt.Errorf("cannot read %s: %w", newest, err)
-	}
-	var e episode.Episode
-	if err := json.Unmarshal(b, &e); err != nil {
-		return e, nil, usageErr("%s is not an episode: %w", newest, err)
-	}
-	return e, want, nil
+	return e, want, err
 }
 
 type reproFlags struct {
