@@ -50,7 +50,7 @@ func TestBuildComparesWalkersPerWorkloadAndJDK(t *testing.T) {
 	assert.Len(t, m.Groups, 4*3, "4 workloads x 3 JDKs")
 	g := m.Groups[0]
 	require.Len(t, g.Walkers, 2)
-	assert.Equal(t, "asgct", g.Walkers[0].Walker, "walkers in DESIGN.md's order")
+	assert.Equal(t, "asgct", g.Walkers[0].Walker, "walkers in the registry's display order")
 	w := g.Walkers[0]
 	assert.InDelta(t, 1, w.Complete+w.Errors+w.TruncDepth+w.TruncShort+w.Invalid+w.Mismatch, 1e-9)
 	assert.Greater(t, w.Complete, 0.8)

@@ -1,4 +1,5 @@
-// Package results is the results.json contract of one run (see DESIGN.md).
+// Package results is the results.json contract of one run: the keys the dashboard, the store
+// and the tests read.
 package results
 
 import (

@@ -10,7 +10,8 @@ package walkclass
 
 import "strings"
 
-// Classes of one walk (DESIGN.md, "Outcome classes for a single walk").
+// Classes of one walk, exactly one per walk; besides these, a walker's own error code is
+// error:<name> (ASGCT's 0..-10 by name, the vmstructs walker's break_*).
 const (
 	OK             = "ok"              // complete: the bottom frame is a thread root
 	TruncatedShort = "truncated:short" // the bottom frame is not a thread root

@@ -82,8 +82,8 @@ const (
 // handler like the built-in in-process walkers.
 const PluginPrefix = "plugin:"
 
-// registry lists the walkers in display order (DESIGN.md's table): terminal tables, the
-// dashboard and help texts follow it.
+// registry lists the walkers in display order (in-process first, then the JVM's own and the
+// kernel's; docs/decisions.md says why): terminal tables, the dashboard and help texts follow it.
 var registry = []Walker{
 	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4"},
 	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e",
