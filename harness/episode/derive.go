@@ -18,6 +18,14 @@ var Modes = []string{"cpu", "wall", "tgkill", "cpu-timer"}
 
 var modeWeights = []int{60, 25, 10, 5}
 
+// ModeCPUWall runs the cpu and the wall engine on every thread at once, on two signals with
+// the same handler, so a walker is re-entered from its own handler (JDK-8329103,
+// JDK-8339133). Not in Modes: it is drawn apart, last, and needs both cpu and wall.
+const ModeCPUWall = "cpu+wall"
+
+// SignalWall is the wall engine's signal in ModeCPUWall (SIGVTALRM, as async-profiler's wall mode).
+const SignalWall = 26
+
 // Pins are the dimensions the user fixed; the seed chooses every other one.
 type Pins struct {
 	Workload    string
@@ -130,6 +138,7 @@ func Derive(seed Seed, p Pins) Episode {
 	// Faults at the walker's memory reads (0.01%, 0.1%, 1%, 10% of reads), kept below only
 	// when a walker reads through the agent's fault injection (vmstructs, plugins).
 	readFaultPPM := []int{0, 100, 1000, 10000, 100000}[r.weighted(60, 10, 10, 10, 10)]
+	twoEngines := r.chance(5) // mode cpu+wall in place of the mode drawn above
 
 	// Pins override after all draws.
 	if p.Workload != "" {
@@ -172,6 +181,12 @@ func Derive(seed Seed, p Pins) Episode {
 	}
 	if ReadFaultsApply(e.Walkers) {
 		e.Perturb.ReadFaultPPM = readFaultPPM
+	}
+	if twoEngines && p.Mode == "" && (len(p.Modes) == 0 || contains(p.Modes, "cpu") && contains(p.Modes, "wall")) {
+		e.Signals.Mode = ModeCPUWall
+	}
+	if e.Signals.Mode == ModeCPUWall && e.Signals.Signal2 == 0 {
+		e.Signals.Signal2 = SignalWall
 	}
 	if len(e.WorkloadParams) == 0 {
 		e.WorkloadParams = nil

@@ -47,9 +47,12 @@ type Signals struct {
 	Mode       string `json:"mode"`        // cpu | wall | cpu-timer | tgkill
 	IntervalUs int    `json:"interval_us"` // >= 10
 	JitterPct  int    `json:"jitter_pct"`
-	Signal     int    `json:"signal"`  // signal number, default SIGPROF (27)
-	Pattern    string `json:"pattern"` // tgkill targeting: all | subset | one | burst
-	Target     string `json:"target"`  // all Java threads, or only the workload's (wf-*)
+	Signal     int    `json:"signal"` // signal number, default SIGPROF (27)
+	// Signal2: the wall engine's signal in mode cpu+wall (two engines on every thread, so
+	// one signal's handler interrupts the other's and re-enters the walkers), SIGVTALRM (26).
+	Signal2 int    `json:"signal2,omitempty"`
+	Pattern string `json:"pattern"` // tgkill targeting: all | subset | one | burst
+	Target  string `json:"target"`  // all Java threads, or only the workload's (wf-*)
 }
 
 // Perturbations are the hostile extras an episode switches on.
@@ -106,8 +109,12 @@ func (e *Episode) Validate() error {
 	}
 	switch e.Signals.Mode {
 	case "cpu", "wall", "cpu-timer", "tgkill":
+	case ModeCPUWall:
+		if e.Signals.Signal2 <= 0 || e.Signals.Signal2 > 64 || e.Signals.Signal2 == e.Signals.Signal {
+			return fmt.Errorf("mode %s needs a second signal other than %d (signal2 %d)", ModeCPUWall, e.Signals.Signal, e.Signals.Signal2)
+		}
 	default:
-		return fmt.Errorf("unknown signal mode %q: use cpu, wall, cpu-timer or tgkill", e.Signals.Mode)
+		return fmt.Errorf("unknown signal mode %q: use cpu, wall, cpu-timer, tgkill or %s", e.Signals.Mode, ModeCPUWall)
 	}
 	if e.Signals.IntervalUs < 10 {
 		return fmt.Errorf("interval %dus is under the 10us floor: pass --interval 10us or more", e.Signals.IntervalUs)

@@ -92,6 +92,10 @@ func TestAllowedModesReplaceOnlyTheRefusedMode(t *testing.T) {
 		assert.Equal(t, free, Derive(seed, Pins{Modes: Modes}), "seed %s", seed)
 		narrowed := Derive(seed, Pins{Modes: noCPU})
 		assert.NotEqual(t, "cpu", narrowed.Signals.Mode, "seed %s", seed)
+		if free.Signals.Mode == ModeCPUWall { // needs the cpu engine: drawn apart, left out here
+			assert.NotEqual(t, ModeCPUWall, narrowed.Signals.Mode, "seed %s", seed)
+			continue
+		}
 		if free.Signals.Mode != "cpu" {
 			assert.Equal(t, free, narrowed, "seed %s", seed)
 			continue
@@ -129,4 +133,29 @@ func TestReadFaultsDrawnForVMStructsAndPlugins(t *testing.T) {
 	bad := Derive(1, Pins{})
 	bad.Perturb.ReadFaultPPM = 1000001
 	assert.Error(t, bad.Validate())
+}
+
+// cpu+wall (two engines, so walkers are re-entered from their own handler) is drawn last and
+// rarely, needs cpu and wall, and brings its second signal.
+func TestTwoEnginesDrawnRarely(t *testing.T) {
+	n := 0
+	for i := uint64(1); i <= 2000; i++ {
+		seed := Seed(i * 0x9E3779B97F4A7C15)
+		e := Derive(seed, Pins{})
+		require.NoError(t, e.Validate())
+		if e.Signals.Mode != ModeCPUWall {
+			assert.Zero(t, e.Signals.Signal2)
+			continue
+		}
+		n++
+		assert.Equal(t, SignalWall, e.Signals.Signal2)
+		assert.NotEqual(t, ModeCPUWall, Derive(seed, Pins{Modes: []string{"wall", "tgkill"}}).Signals.Mode)
+		assert.Equal(t, "tgkill", Derive(seed, Pins{Mode: "tgkill"}).Signals.Mode, "a pinned mode wins")
+	}
+	assert.Greater(t, n, 50)
+	assert.Less(t, n, 200)
+	pinned := Derive(1, Pins{Mode: ModeCPUWall})
+	assert.Equal(t, SignalWall, pinned.Signals.Signal2)
+	pinned.Signals.Signal2 = pinned.Signals.Signal
+	assert.Error(t, pinned.Validate())
 }

@@ -30,6 +30,7 @@ func Mutate(parent Episode, seed Seed, modes []string) (Episode, string) {
 func apply(e *Episode, donor Episode, dim string) bool {
 	switch dim {
 	case "mode":
+		e.Signals.Signal2 = donor.Signals.Signal2 // cpu+wall's second signal goes with it
 		return set(&e.Signals.Mode, donor.Signals.Mode)
 	case "interval":
 		return set(&e.Signals.IntervalUs, donor.Signals.IntervalUs)

@@ -36,6 +36,9 @@ type Signals struct {
 	Overruns   uint64 `json:"overruns"`
 	NoThread   uint64 `json:"no_thread"`
 	Nested     uint64 `json:"nested"`
+	// NestedWalked: nested signals that were walked (mode cpu+wall: a walker re-entered
+	// from its own handler on the same thread).
+	NestedWalked uint64 `json:"nested_walked,omitempty"`
 	// Shed: delivered while the handler-time budget was spent, so not walked (load
 	// shedding keeps an overloaded thread running instead of starving it).
 	Shed uint64 `json:"shed"`

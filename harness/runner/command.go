@@ -44,6 +44,9 @@ func agentConfig(dir string, e *episode.Episode) string {
 	kv("interval_ns", int64(e.Signals.IntervalUs)*1000)
 	kv("jitter_pct", e.Signals.JitterPct)
 	kv("signal", e.Signals.Signal)
+	if e.Signals.Signal2 > 0 {
+		kv("signal2", e.Signals.Signal2)
+	}
 	kv("seed", uint64(e.Seed))
 	kv("depth", e.Depth)
 	if e.Signals.Pattern != "" {

@@ -96,6 +96,7 @@ func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, l
 		Nested:     h.Nested,
 		// Read faults are folded by the agent's service thread (a tick old after a crash).
 		ReadFaultsInjected: h.ReadFaultsInjected,
+		NestedWalked:       h.NestedWalked,
 	}
 	if h.Requested > 0 {
 		res.Signals.Fidelity = float64(h.Delivered) / float64(h.Requested)

@@ -52,6 +52,7 @@ const (
 	offPerturbed         = 704
 	offFaultsCaught      = 712
 	offReadFaults        = 720
+	offNestedWalked      = 728
 )
 
 // Byte offsets of struct wf_log_thread fields.
@@ -127,6 +128,9 @@ const (
 	FlagCallsiteTop uint16 = 1 << 2
 	// FlagBiased: a deferred trace the JVM says was taken later than asked (WF_REC_BIASED).
 	FlagBiased uint16 = 1 << 3
+	// FlagNested: walked in a handler that interrupted another signal's handler on the same
+	// thread (mode cpu+wall, WF_REC_NESTED).
+	FlagNested uint16 = 1 << 4
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

@@ -73,6 +73,7 @@ func TestLayoutMatchesCHeader(t *testing.T) {
 		"wf_log_header.perturbed":            offPerturbed,
 		"wf_log_header.faults_caught":        offFaultsCaught,
 		"wf_log_header.read_faults_injected": offReadFaults,
+		"wf_log_header.nested_walked":        offNestedWalked,
 		"wf_log_thread.tid":                  thTid,
 		"wf_log_thread.alive":                thAlive,
 		"wf_log_thread.name":                 thName,

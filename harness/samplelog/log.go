@@ -163,6 +163,7 @@ type Header struct {
 	// ReadFaultsInjected: protected reads the agent failed on purpose (read_fault_ppm),
 	// folded from the threads by the agent's service thread (a tick old after a crash).
 	ReadFaultsInjected uint64
+	NestedWalked       uint64 // signals walked inside another signal's handler (cpu+wall)
 }
 
 // Header returns a snapshot of the header. Counters are loaded atomically one by one, so
@@ -200,6 +201,7 @@ func (l *Log) Header() Header {
 		Perturbed:          l.load(offPerturbed),
 		FaultsCaught:       l.load(offFaultsCaught),
 		ReadFaultsInjected: l.load(offReadFaults),
+		NestedWalked:       l.load(offNestedWalked),
 	}
 	for i := 0; i < MaxWalkers; i++ {
 		off := offWalkerNames + i*WalkerNameSize

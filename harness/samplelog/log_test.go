@@ -106,7 +106,7 @@ func TestHeaderAndThreads(t *testing.T) {
 		offAgentState: uint64(StateSampling), offRequested: 15, offDelivered: 16, offWalked: 17,
 		offOverruns: 18, offThreadsRegistered: 2, offAgentPid: 4242, offStartNs: 19, offNoThread: 20,
 		offNested: 21, offMaxDepth: 64, offIntervalNs: 100000, offPerturbed: 22, offFaultsCaught: 23,
-		offReadFaults: 24,
+		offReadFaults: 24, offNestedWalked: 25,
 	}
 	for off, v := range counters {
 		le.PutUint64(m[off:], v)
@@ -140,6 +140,7 @@ func TestHeaderAndThreads(t *testing.T) {
 	assert.Equal(t, uint64(19), h.StartNs)
 	assert.Equal(t, [6]uint64{20, 21, 64, 100000, 22, 23}, [6]uint64{h.NoThread, h.Nested, h.MaxDepth, h.IntervalNs, h.Perturbed, h.FaultsCaught})
 	assert.Equal(t, uint64(24), h.ReadFaultsInjected)
+	assert.Equal(t, uint64(25), h.NestedWalked)
 	assert.Equal(t, "cannot find AsyncGetCallTrace", h.Error)
 	assert.Equal(t, []string{"asgct", "vmstructs"}, h.WalkerNames)
 

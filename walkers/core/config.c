@@ -33,6 +33,7 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         else if (!strcmp(v, "wall")) c->mode = WF_MODE_WALL;
         else if (!strcmp(v, "cpu-timer")) c->mode = WF_MODE_CPU_TIMER;
         else if (!strcmp(v, "tgkill")) c->mode = WF_MODE_TGKILL;
+        else if (!strcmp(v, "cpu+wall")) c->mode = WF_MODE_CPU_WALL;
         else goto bad;
     } else if (!strcmp(k, "pattern")) {
         if (!strcmp(v, "all")) c->pattern = WF_PATTERN_ALL;
@@ -56,6 +57,7 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         if (!strcmp(k, "interval_ns")) c->interval_ns = n;
         else if (!strcmp(k, "jitter_pct")) c->jitter_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "signal")) c->signo = (int)n;
+        else if (!strcmp(k, "signal2")) c->signo2 = (int)n;
         else if (!strcmp(k, "seed")) c->seed = n;
         else if (!strcmp(k, "depth")) c->depth = (int)n;
         else if (!strcmp(k, "perturb_pct")) c->perturb_pct = (uint32_t)(n > 100 ? 100 : n);
@@ -86,6 +88,7 @@ int wf_config_load(const char *path, char *err, size_t errlen) {
     c->mode = WF_MODE_CPU;
     c->interval_ns = 100000;
     c->signo = SIGPROF;
+    c->signo2 = SIGVTALRM;
     c->depth = 2048;
     c->budget_pct = 50;
     c->budget_total_pct = 50;
@@ -125,6 +128,10 @@ int wf_config_load(const char *path, char *err, size_t errlen) {
     }
     if (c->depth < 1 || c->depth > 65536) {
         snprintf(err, errlen, "depth %d out of range 1..65536", c->depth);
+        return -1;
+    }
+    if (c->mode == WF_MODE_CPU_WALL && (c->signo2 == c->signo || c->signo2 <= 0 || c->signo2 > 64)) {
+        snprintf(err, errlen, "cpu+wall needs two different signals (signal=%d, signal2=%d)", c->signo, c->signo2);
         return -1;
     }
     wf_read_fault_ppm = c->read_fault_ppm; /* before any signal: read-only afterwards */

@@ -7,7 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum wf_mode { WF_MODE_CPU, WF_MODE_WALL, WF_MODE_CPU_TIMER, WF_MODE_TGKILL };
+/* WF_MODE_CPU_WALL: two engines on every thread at once (the cpu mode's perf event on signo and
+ * the wall mode's timer on signo2, same handler), so one signal's handler can interrupt the
+ * other's and re-enter a walker (JDK-8329103, JDK-8339133). */
+enum wf_mode { WF_MODE_CPU, WF_MODE_WALL, WF_MODE_CPU_TIMER, WF_MODE_TGKILL, WF_MODE_CPU_WALL };
 enum wf_target { WF_TARGET_ALL, WF_TARGET_WORKLOAD };
 enum wf_pattern { WF_PATTERN_ALL, WF_PATTERN_SUBSET, WF_PATTERN_ONE, WF_PATTERN_BURST };
 enum wf_inject { WF_INJECT_NONE, WF_INJECT_SEGV, WF_INJECT_HANG };
@@ -21,6 +24,7 @@ struct wf_config {
     uint64_t interval_ns;
     uint32_t jitter_pct;       /* 0..100: each period drawn from interval * (1 +- jitter) */
     int signo;
+    int signo2;                /* WF_MODE_CPU_WALL: the wall engine's signal (default SIGVTALRM) */
     uint64_t seed;
     int depth;
     enum wf_target target;

@@ -3,6 +3,7 @@
  *   wall      per-thread CLOCK_MONOTONIC POSIX timer
  *   cpu-timer per-thread CPU-clock POSIX timer (tick-bound: fires at scheduler ticks only)
  *   tgkill    one sampler thread that signals chosen threads (targeting patterns, bursts)
+ *   cpu+wall  both the cpu and the wall engine on every thread, on two signals (signo, signo2)
  * Jitter re-draws each period from the seed; in cpu/wall/cpu-timer modes the handler
  * re-arms with the new period (one ioctl or timer_settime: the driver's own syscall). */
 #define _GNU_SOURCE
@@ -54,56 +55,76 @@ static void set_timer(timer_t tm, uint64_t first, uint64_t period) {
     timer_settime(tm, 0, &its, NULL);
 }
 
+static int start_cpu(struct wf_thread *t);
+static int start_timer(struct wf_thread *t, clockid_t clk, int signo);
+
 int wf_driver_start_thread(struct wf_thread *t) {
     switch (wf_cfg->mode) {
-    case WF_MODE_CPU: {
-        struct perf_event_attr a;
-        memset(&a, 0, sizeof a);
-        a.size = sizeof a;
-        a.type = PERF_TYPE_SOFTWARE;
-        a.config = PERF_COUNT_SW_TASK_CLOCK;
-        a.sample_period = next_period(t);
-        a.disabled = 1;
-        a.exclude_kernel = 1; /* user-space only: allowed at perf_event_paranoid 2, no privilege */
-        a.exclude_hv = 1;
-        a.wakeup_events = 1;
-        int fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0) return -1;
-        struct f_owner_ex own = {F_OWNER_TID, (pid_t)t->tid};
-        if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, wf_cfg->signo) ||
-            fcntl(fd, F_SETOWN_EX, &own)) {
-            close(fd);
-            return -1;
-        }
-        t->perf_fd = fd;
-        ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
-        return 0;
-    }
+    case WF_MODE_CPU:
+        return start_cpu(t);
     case WF_MODE_WALL:
-    case WF_MODE_CPU_TIMER: {
-        struct sigevent sev;
-        memset(&sev, 0, sizeof sev);
-        sev.sigev_notify = SIGEV_THREAD_ID;
-        sev.sigev_signo = wf_cfg->signo;
-        sev._sigev_un._tid = (pid_t)t->tid;
-        clockid_t clk = wf_cfg->mode == WF_MODE_WALL ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
-        if (timer_create(clk, &sev, &t->timer)) return -1;
-        t->has_timer = 1;
-        uint64_t p = next_period(t);
-        set_timer(t->timer, p, wf_cfg->jitter_pct ? 0 : p);
-        return 0;
-    }
+        return start_timer(t, CLOCK_MONOTONIC, wf_cfg->signo);
+    case WF_MODE_CPU_TIMER:
+        return start_timer(t, CLOCK_THREAD_CPUTIME_ID, wf_cfg->signo);
+    case WF_MODE_CPU_WALL:
+        if (start_cpu(t)) return -1;
+        return start_timer(t, CLOCK_MONOTONIC, wf_cfg->signo2);
     case WF_MODE_TGKILL:
         return 0;
     }
     return 0;
 }
 
-/* Called from the signal handler: re-arm with the next (jittered) period. */
-void wf_driver_rearm(struct wf_thread *t) {
+static int start_cpu(struct wf_thread *t) {
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = next_period(t);
+    a.disabled = 1;
+    a.exclude_kernel = 1; /* user-space only: allowed at perf_event_paranoid 2, no privilege */
+    a.exclude_hv = 1;
+    a.wakeup_events = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) return -1;
+    struct f_owner_ex own = {F_OWNER_TID, (pid_t)t->tid};
+    if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, wf_cfg->signo) ||
+        fcntl(fd, F_SETOWN_EX, &own)) {
+        close(fd);
+        return -1;
+    }
+    t->perf_fd = fd;
+    ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+    ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
+    return 0;
+}
+
+static int start_timer(struct wf_thread *t, clockid_t clk, int signo) {
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = signo;
+    sev._sigev_un._tid = (pid_t)t->tid;
+    if (timer_create(clk, &sev, &t->timer)) return -1;
+    t->has_timer = 1;
+    uint64_t p = next_period(t);
+    set_timer(t->timer, p, wf_cfg->jitter_pct ? 0 : p);
+    return 0;
+}
+
+/* Signal-safe (two loads): whether sig is the cpu engine's (the perf event's) signal, which
+ * re-arms at the end of the handler; a timer engine's signal re-arms at its start. */
+int wf_driver_is_cpu_signal(int sig) {
+    return wf_cfg->mode == WF_MODE_CPU || (wf_cfg->mode == WF_MODE_CPU_WALL && sig != wf_cfg->signo2);
+}
+
+/* Called from the signal handler: re-arm the engine that sent sig with the next (jittered)
+ * period. */
+void wf_driver_rearm(struct wf_thread *t, int sig) {
     if (wf_driver_stopping()) return;
-    if (wf_cfg->mode == WF_MODE_CPU && t->perf_fd >= 0) {
+    if (wf_driver_is_cpu_signal(sig)) {
+        if (t->perf_fd < 0) return;
         if (wf_cfg->jitter_pct) {
             uint64_t p = next_period(t);
             ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
@@ -123,7 +144,10 @@ void wf_driver_account(struct wf_thread *t) {
         /* Owed: one signal per interval of counted task time. The event stops counting at
          * its overflow and resumes when the handler re-arms it at its end, so the handler's
          * own time is (almost entirely) not in ns. */
-        __atomic_store_n(&t->stats->requested, ns / wf_cfg->interval_ns, __ATOMIC_RELAXED);
+        uint64_t owed = ns / wf_cfg->interval_ns;
+        /* cpu+wall: the wall engine's share is counted by the handler apart, in the thread. */
+        if (wf_cfg->mode == WF_MODE_CPU_WALL) owed += __atomic_load_n(&t->timer_requested, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->stats->requested, owed, __ATOMIC_RELAXED);
     }
 }
 

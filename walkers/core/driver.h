@@ -16,6 +16,8 @@ int wf_driver_stopping(void);
 void wf_driver_account(struct wf_thread *t);
 /* Called from the signal handler: re-arm with the next (jittered) period (one ioctl or
  * timer_settime: the driver's own syscall). */
-void wf_driver_rearm(struct wf_thread *t);
+void wf_driver_rearm(struct wf_thread *t, int sig);
+/* Signal-safe: whether sig comes from the cpu engine (re-armed at the handler's end). */
+int wf_driver_is_cpu_signal(int sig);
 
 #endif

@@ -32,8 +32,8 @@ static uint64_t inject_count; /* process-wide walk number, only counted when inj
  * otherwise see as a hang. So one thread may spend at most budget_pct of a window in the
  * handler, and all threads together at most budget_total_pct of all CPUs' time in it; a signal
  * that arrives over either budget is counted as shed and not walked.
- * Signal-safe: the thread's own window lives in its wf_thread (the handler does not nest on a
- * thread: in_handler); the process-wide window is two atomics, reset by whoever wins a CAS.
+ * Signal-safe: the thread's own window lives in its wf_thread (only level 0 of a nested
+ * handler charges it; a nested level may reset the window under the outer one: a blur); the process-wide window is two atomics, reset by whoever wins a CAS.
  * Races only blur the accounting by a walk or two. */
 static uint64_t total_budget_ns; /* per window, all threads; 0 = unlimited (set at load) */
 static uint64_t total_start, total_used;
@@ -75,9 +75,9 @@ __attribute__((noinline, used)) void wf_inject_hang(void) {
 }
 
 /* Register fuzzing: walk a copy of the context with sp/fp/pc moved by seeded amounts. */
-static void *perturb(struct wf_thread *t, ucontext_t *uc) {
-    memcpy(&t->scratch_uc, uc, sizeof *uc);
-    void *s = &t->scratch_uc;
+static void *perturb(struct wf_thread *t, ucontext_t *scratch, ucontext_t *uc) {
+    memcpy(scratch, uc, sizeof *uc);
+    void *s = scratch;
     uint64_t r = wf_rand(&t->rng);
     int64_t d_sp = (int64_t)(r & 0x1ff) - 0x100;       /* +-256 words */
     int64_t d_fp = (int64_t)((r >> 9) & 0x1ff) - 0x100;
@@ -90,8 +90,32 @@ static void *perturb(struct wf_thread *t, ucontext_t *uc) {
     return s;
 }
 
+/* Per-thread counters: only their own thread writes them, so a load and a store suffice
+ * (no locked instruction on the hot path), except with two engines (cpu+wall), where one
+ * signal's handler can interrupt the other's between the load and the store: then a locked
+ * add, one instruction, which a signal on the same thread cannot split. Signal-safe either way. */
+static inline void bump(uint64_t *p, uint64_t n) {
+    if (wf_cfg->mode == WF_MODE_CPU_WALL) __atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+    else __atomic_store_n(p, *p + n, __ATOMIC_RELAXED);
+}
+
+/* Re-entry. With two engines on one thread (cpu+wall: two signals, this handler for both,
+ * neither blocking the other) a signal can arrive while the other one's handler is walking:
+ * every such arrival counts as `nested`, and up to WF_NEST_MAX levels walk, so a walker is
+ * re-entered from its own handler (JDK-8329103, JDK-8339133). What keeps that signal-safe:
+ *  - t->in_handler is the depth; each level has its own frames buffer and scratch context
+ *    (t->frames / t->frames_nested, t->scratch_uc[level]), allocated at registration;
+ *  - the walker-visible TLS words (wf_fault_jmp: the outer walk's protected region, and
+ *    wf_walk_note) are saved on entry of a nested level and restored before it returns, so
+ *    a fault in the outer walk after the nested one still jumps back into the outer walk;
+ *  - the sample number is taken with an atomic add, the counters with bump();
+ *  - handler_since, the handler-time budget and the reference request belong to level 0 (the
+ *    outer handler's wall time includes the nested one's);
+ *  - wf_log_append claims its record with a CAS and commits it last, so a nested append
+ *    between the outer's claim and commit is what two threads appending already do.
+ * A signal beyond WF_NEST_MAX (or nested in a one-engine mode, where a signal cannot
+ * interrupt its own handler) is counted and only re-armed. */
 void wf_handler(int sig, siginfo_t *si, void *ucv) {
-    (void)sig;
     int saved_errno = errno;
     uint64_t t0 = wf_now_ns();
     struct wf_thread *t = wf_thread_self();      /* initial-exec TLS load */
@@ -100,52 +124,70 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         if (hdr) __atomic_fetch_add(&hdr->no_thread, 1, __ATOMIC_RELAXED);
         goto out;
     }
-    if (t->in_handler) {
+    int level = t->in_handler;
+    int cpu_engine = wf_driver_is_cpu_signal(sig);
+    if (level) {
         __atomic_fetch_add(&hdr->nested, 1, __ATOMIC_RELAXED);
-        goto out;
+        if (level >= WF_NEST_MAX || !t->frames_nested) {
+            /* Not walked; a one-shot engine (cpu, jittered timer) still needs its re-arm. */
+            if (wf_cfg->mode == WF_MODE_CPU_WALL) wf_driver_rearm(t, sig);
+            goto out;
+        }
     }
-    t->in_handler = 1;
-    struct wf_log_thread *st = t->stats;
-    /* Published in the shared slot too: the harness tells a walk that never returns (a hang)
-     * from a thread that merely keeps entering the handler (overload). */
-    __atomic_store_n(&t->handler_since, t0, __ATOMIC_RELAXED);
-    __atomic_store_n(&st->handler_since, t0, __ATOMIC_RELAXED);
+    /* Initial-exec TLS: plain loads and stores, signal-safe. */
+    sigjmp_buf *saved_fault_jmp = wf_fault_jmp;
+    uint16_t saved_note = wf_walk_note;
+    wf_fault_jmp = NULL; /* a fault in this handler outside a walker's own region is not the outer walk's */
+    t->in_handler = level + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    struct wf_log_thread *st = t->stats;
+    if (!level) {
+        /* Published in the shared slot too: the harness tells a walk that never returns (a hang)
+         * from a thread that merely keeps entering the handler (overload). */
+        __atomic_store_n(&t->handler_since, t0, __ATOMIC_RELAXED);
+        __atomic_store_n(&st->handler_since, t0, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
 
     /* Counters live in the thread's own slot (no cache line shared with other threads);
      * the service thread folds them into the header's totals. */
-    __atomic_store_n(&st->delivered, st->delivered + 1, __ATOMIC_RELAXED);
+    bump(&st->delivered, 1);
     if (si && si->si_code == SI_TIMER) {
         uint64_t owed = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
-        __atomic_store_n(&st->requested, st->requested + owed, __ATOMIC_RELAXED);
-        __atomic_store_n(&st->overruns, st->overruns + owed - 1, __ATOMIC_RELAXED);
+        /* cpu+wall: the driver's account adds the wall engine's share to the task clock's. */
+        if (wf_cfg->mode == WF_MODE_CPU_WALL) bump(&t->timer_requested, owed);
+        else bump(&st->requested, owed);
+        bump(&st->overruns, owed - 1);
     }
-    /* Timer modes re-arm now (their clock runs on regardless); cpu mode re-arms at the end,
-     * so the walkers' own time is not counted as the workload's CPU time: otherwise a walk
-     * slower than the interval would starve the thread (each signal arriving as the last
+    /* Timer engines re-arm now (their clock runs on regardless); the cpu engine re-arms at
+     * the end, so the walkers' own time is not counted as the workload's CPU time: otherwise a
+     * walk slower than the interval would starve the thread (each signal arriving as the last
      * one returns) and stall every safepoint. The re-arm is the driver's syscall, not
      * bookkeeping: timed apart and left out of overhead_ns. */
     uint64_t r0 = wf_now_ns();
-    if (wf_cfg->mode != WF_MODE_CPU) wf_driver_rearm(t);
+    if (!cpu_engine) wf_driver_rearm(t, sig);
     uint64_t rearm_ns = wf_now_ns() - r0;
 
     if (over_budget(t, t0)) {
-        __atomic_store_n(&st->shed, st->shed + 1, __ATOMIC_RELAXED);
+        bump(&st->shed, 1);
         goto done;
     }
-    __atomic_store_n(&st->walked, st->walked + 1, __ATOMIC_RELAXED);
+    bump(&st->walked, 1);
+    if (level) __atomic_fetch_add(&hdr->nested_walked, 1, __ATOMIC_RELAXED);
     if (wf_cfg->inject != WF_INJECT_NONE &&
         __atomic_add_fetch(&inject_count, 1, __ATOMIC_RELAXED) == wf_cfg->inject_at) {
         if (wf_cfg->inject == WF_INJECT_SEGV) wf_inject_fault();
         else wf_inject_hang();
     }
 
-    /* Per-thread sequence: (tid, sample) names one signal, shared by its walkers' records. */
-    uint64_t sample = ++t->sample_seq;
+    /* Per-thread sequence: (tid, sample) names one signal, shared by its walkers' records.
+     * An atomic add: a nested signal must not take the same number. */
+    uint64_t sample = __atomic_add_fetch(&t->sample_seq, 1, __ATOMIC_RELAXED);
     void *uc = ucv;
-    uint16_t flags = 0;
+    uint16_t flags = level ? WF_REC_NESTED : 0;
+    struct wf_frame *frames = level ? t->frames_nested : t->frames;
     if (wf_cfg->perturb_pct && wf_rand(&t->rng) % 100 < wf_cfg->perturb_pct) {
-        uc = perturb(t, ucv);
+        uc = perturb(t, &t->scratch_uc[level], ucv);
         flags |= WF_REC_PERTURBED;
         __atomic_fetch_add(&hdr->perturbed, 1, __ATOMIC_RELAXED);
     }
@@ -162,27 +204,31 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
         uint64_t w0 = wf_now_ns();
         wf_walk_note = 0; /* WF_REC_* bits the walker adds to its record (initial-exec TLS: signal-safe) */
-        int n = wf_walkers[w]->walk(&ctx, t->frames, wf_cfg->depth);
+        int n = wf_walkers[w]->walk(&ctx, frames, wf_cfg->depth);
         uint64_t w1 = wf_now_ns();
         if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */
         wf_log_append(t->tid, (uint16_t)w, (uint16_t)(flags | wf_walk_note), w0, (uint32_t)(w1 - w0), n, region,
-                      pre + t->last_append_ns, sample, t->frames, n > 0 ? n : 0);
+                      pre + t->last_append_ns, sample, frames, n > 0 ? n : 0);
         append_total += wf_now_ns() - w1;
     }
     t->last_append_ns = (uint32_t)(append_total / (uint64_t)wf_nwalkers);
-    if (wf_cfg->reference_pct && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
+    if (!level && wf_cfg->reference_pct && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
         wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
 
 done:
-    if (wf_cfg->mode == WF_MODE_CPU) wf_driver_rearm(t);
-    uint64_t spent = wf_now_ns() - t0;
-    charge(t, spent);
-    /* Wall time spent in the handler, for the record (in cpu mode the task clock did not count it). */
-    __atomic_store_n(&st->handler_ns, st->handler_ns + spent, __ATOMIC_RELAXED);
-    __atomic_store_n(&st->handler_since, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->handler_since, 0, __ATOMIC_RELAXED);
+    if (cpu_engine) wf_driver_rearm(t, sig);
+    if (!level) {
+        uint64_t spent = wf_now_ns() - t0;
+        charge(t, spent);
+        /* Wall time spent in the handler, for the record (in cpu mode the task clock did not count it). */
+        bump(&st->handler_ns, spent);
+        __atomic_store_n(&st->handler_since, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->handler_since, 0, __ATOMIC_RELAXED);
+    }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->in_handler = 0;
+    t->in_handler = level;
+    wf_fault_jmp = saved_fault_jmp;
+    wf_walk_note = saved_note;
 out:
     errno = saved_errno;
 }
@@ -193,5 +239,9 @@ int wf_handler_install(void) {
     sa.sa_sigaction = wf_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    return sigaction(wf_cfg->signo, &sa, NULL);
+    if (sigaction(wf_cfg->signo, &sa, NULL)) return -1;
+    /* cpu+wall: the same handler on the wall engine's signal; neither signal is in the other's
+     * mask, so each can interrupt the other's handler (the point of the mode). */
+    if (wf_cfg->mode == WF_MODE_CPU_WALL) return sigaction(wf_cfg->signo2, &sa, NULL);
+    return 0;
 }

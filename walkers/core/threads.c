@@ -33,8 +33,10 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     if (!t) return NULL;
     t->frames = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     t->deferred = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
-    if (!t->frames || !t->deferred) {
+    if (wf_cfg->mode == WF_MODE_CPU_WALL) t->frames_nested = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
+    if (!t->frames || !t->deferred || (wf_cfg->mode == WF_MODE_CPU_WALL && !t->frames_nested)) {
         free(t->frames);
+        free(t->frames_nested);
         free(t->deferred);
         free(t);
         return NULL;
@@ -76,6 +78,7 @@ void wf_threads_unregister(void) {
     __atomic_store_n(&t->stats->alive, 0, __ATOMIC_RELEASE);
     if (t->ref) (*t->jni)->DeleteGlobalRef(t->jni, t->ref);
     free(t->frames);
+    free(t->frames_nested);
     free(t->deferred);
     free(t);
 }

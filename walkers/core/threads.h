@@ -11,6 +11,9 @@
 #include "wf_samplelog.h"
 
 #define WF_MAX_THREADS 32768 /* the threads workload starts ~300 threads/s; slots are not reused */
+/* Handler levels per thread that walk: with two engines (cpu+wall) one signal's handler can
+ * interrupt the other's; each level has its own frames buffer and scratch context. */
+#define WF_NEST_MAX 2
 
 /* One per tracked Java thread; allocated outside signal context. Each group of fields has
  * one writer unit, named beside it. */
@@ -22,22 +25,24 @@ struct wf_thread {
     struct wf_log_thread *stats; /* this thread's slot in the shared log */
     jthread ref;                 /* global ref, for JVMTI calls made about this thread */
     struct wf_frame *frames;     /* depth entries, walkers write here in the handler */
+    struct wf_frame *frames_nested; /* depth entries, for a walk in a nested handler (two engines only, else NULL) */
     struct wf_frame *deferred;   /* depth entries, a deferred walker assembles a trace here */
     uint64_t rng;                /* xorshift state for jitter and perturbation (handler, driver) */
     /* driver.c */
     int perf_fd;
     timer_t timer;
     int has_timer;
+    uint64_t timer_requested;    /* cpu+wall: signals the wall engine owed (handler writes, account reads) */
     /* knownstack.c: known-stack region the thread is in (0 = none) */
     volatile uint32_t region;
     /* handler.c (handler-only state, except what the service thread reads atomically) */
-    volatile int in_handler;
+    volatile int in_handler;     /* nesting depth of the handler on this thread (0 = outside) */
     volatile uint64_t handler_since; /* CLOCK_MONOTONIC at handler entry, 0 outside it */
     uint32_t last_append_ns;     /* cost of one log append on the previous signal */
     uint64_t sample_seq;         /* signals walked on this thread */
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
-    ucontext_t scratch_uc;       /* perturbed copy of the interrupted context */
+    ucontext_t scratch_uc[WF_NEST_MAX]; /* perturbed copy of the interrupted context, per level */
     /* fault.c, in the handler's walks: protected reads failed on purpose (read_fault_ppm);
      * read atomically by the service thread, which folds it into the log header */
     uint64_t read_faults;

@@ -72,6 +72,7 @@ struct wf_log_header {
     uint64_t faults_caught;       /* 712 faults inside crash-protected walkers */
     uint64_t read_faults_injected; /* 720 protected reads failed on purpose (read_fault_ppm),
                                       folded from the threads by the service thread */
+    uint64_t nested_walked;       /* 728 signals walked inside another signal's handler (cpu+wall) */
 };
 
 struct wf_log_thread {
@@ -107,8 +108,10 @@ enum {
     WF_REC_CALLSITE_TOP = 1 << 2, /* the walker resolved its first Java frame at a return address
                                     below a stub with the call site's own debug info, where
                                     ASGCT's rule takes the next PcDesc and a different scope */
-    WF_REC_BIASED = 1 << 3       /* a deferred trace the JVM says was taken later than asked
+    WF_REC_BIASED = 1 << 3,      /* a deferred trace the JVM says was taken later than asked
                                     (the proposed JVMTI API's "biased") */
+    WF_REC_NESTED = 1 << 4       /* walked in a handler that interrupted another signal's
+                                    handler on the same thread (cpu+wall) */
 };
 
 /*

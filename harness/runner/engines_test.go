@@ -1,0 +1,44 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+)
+
+// Two signal engines on one thread at once (issue 16: cpu and wall together), so a walker is
+// re-entered from its own handler (JDK-8329103, JDK-8339133: ASGCT re-entry asserts). The run
+// must show re-entries (signals.nested) and walks inside them (signals.nested_walked). A crash
+// or hang is a finding about the walker, printed, not a failure of this test.
+func TestTwoEnginesReenterASGCT(t *testing.T) {
+	for _, j := range jdksUnderTest(t) {
+		t.Run("jdk"+j.Version, func(t *testing.T) {
+			e := testEpisode("loops", 4000)
+			e.Signals.Mode = episode.ModeCPUWall
+			e.Signals.Signal2 = episode.SignalWall
+			require.NoError(t, e.Validate())
+			res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+			require.NoError(t, err)
+			s := res.Signals
+			t.Logf("JDK %s asgct cpu+wall: outcome %s, delivered %d, walked %d, nested %d, nested walked %d, shed %d, classes %v",
+				j.Version, res.Outcome, s.Delivered, s.Walked, s.Nested, s.NestedWalked, s.Shed, res.Classes["asgct"])
+			if res.Outcome == results.Crash || res.Outcome == results.Hang {
+				title := ""
+				if res.Crash != nil {
+					title = res.Crash.Title
+				}
+				t.Logf("FINDING: re-entering ASGCT on JDK %s: %s %q (%s)", j.Version, res.Outcome, title, res.Reason)
+				return
+			}
+			require.Equal(t, results.OK, res.Outcome, res.Reason)
+			assert.Greater(t, s.Nested, uint64(0), "no signal arrived inside the other engine's handler")
+			assert.Greater(t, s.NestedWalked, uint64(0), "no nested walk")
+			assert.Greater(t, res.Classes["asgct"]["ok"], uint64(100))
+		})
+	}
+}
