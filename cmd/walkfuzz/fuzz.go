@@ -196,6 +196,14 @@ func (f *campaignFlags) open() (*store.Store, *corpus.Dir, error) {
 	return st, corp, nil
 }
 
+// closeStore closes a store the command wrote to; a failure to close is the command's error
+// unless it already has one.
+func closeStore(st *store.Store, err *error) {
+	if cerr := st.Close(); cerr != nil && *err == nil {
+		*err = fmt.Errorf("store %s: %w", st.Path(), cerr)
+	}
+}
+
 func randomSeed() episode.Seed {
 	var b [8]byte
 	rand.Read(b[:])
@@ -237,7 +245,7 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
   walkfuzz fuzz --seed-base 0x2025 --episodes 400 --shard 1/4 --store shard1.db --corpus corpus-shard1
   walkfuzz fuzz --resume`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			spec, err := f.spec()
 			if err != nil {
 				return err
@@ -262,7 +270,7 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer closeStore(st, &err)
 			if resume {
 				if spec, err = resumable(st, campaignID, seedBase != "", spec); err != nil {
 					return err

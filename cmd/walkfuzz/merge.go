@@ -20,7 +20,7 @@ buckets of each --corpus into --corpus-into. A run is identified by its campaign
 of one campaign share the campaign id and own disjoint indices), a finding occurrence by the run
 that found it, so merging the same shard twice changes nothing.`,
 		Example: `  walkfuzz merge shard-*.db --into results/walkfuzz.db --corpus corpus-0 --corpus corpus-1 --corpus-into corpus`,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if len(args) == 0 && len(corpora) == 0 {
 				return usageErr("nothing to merge: give STORE files and/or --corpus DIR")
 			}
@@ -32,7 +32,7 @@ that found it, so merging the same shard twice changes nothing.`,
 				if err != nil {
 					return err
 				}
-				defer dst.Close()
+				defer closeStore(dst, &err)
 				dstAbs, _ := filepath.Abs(into)
 				for _, src := range args {
 					if abs, _ := filepath.Abs(src); abs == dstAbs {

@@ -34,7 +34,7 @@ one per replay.
 Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict recorded).`,
 		Example: `  walkfuzz nightly --budget 30m --junit results/nightly-junit.xml`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if threshold <= 0 || threshold >= 1 {
 				return usageErr("--threshold %v: give a share between 0 and 1, e.g. 0.05 for 5 points", threshold)
 			}
@@ -49,7 +49,7 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer closeStore(st, &err)
 			opt, err := f.options(spec, os.Stderr)
 			if err != nil {
 				return err
