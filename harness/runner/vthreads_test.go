@@ -59,6 +59,9 @@ func TestVirtualThreads(t *testing.T) {
 					t.Logf("%s %s all walks: %d, %s", j.Version, col, n, shares(cls))
 					assert.Greater(t, n, uint64(0), "%s walked nothing", col)
 				}
+				for pair, d := range res.Differential {
+					t.Logf("%s differential %s: %v", j.Version, pair, d)
+				}
 				cols := make([]string, 0, len(vt))
 				for col := range vt {
 					cols = append(cols, col)
@@ -75,6 +78,16 @@ func TestVirtualThreads(t *testing.T) {
 					}
 					if n := s.shortBottoms.total(); n > 0 {
 						t.Logf("%s %s bottom frames of truncated:short carrier walks: %s", j.Version, col, topShares(s.shortBottoms, 4))
+					}
+					if len(s.bottoms) > 0 {
+						t.Logf("%s %s bottom frames of virtual-thread samples: %s", j.Version, col, topShares(s.bottoms, 3))
+					}
+					if s.enterSpecial > 0 {
+						t.Logf("%s %s walks with Continuation.enterSpecial (in-process: and carrier frames below it): %d, of which %d (%.1f%%) have a frame other than Continuation.enter right above it (the virtual thread's lower frames skipped)",
+							j.Version, col, s.enterSpecial, s.gap, 100*float64(s.gap)/float64(s.enterSpecial))
+					}
+					for _, ex := range s.gapExamples {
+						t.Logf("  %s", ex)
 					}
 					for _, ex := range s.examples {
 						t.Logf("  %s", ex)
@@ -161,10 +174,17 @@ type vtShares struct {
 	examples     []string    // a few non-ok walks in virtual-thread frames, bottom frames first
 	// shortBottoms counts the bottom frames of carrier walks classed truncated:short.
 	shortBottoms classCounts
+	// enterSpecial: walks through Continuation.enterSpecial into the carrier's own frames;
+	// gap: those of them whose Java frame above enterSpecial is not Continuation.enter (the
+	// virtual thread's frames between it and enterSpecial were skipped); enterSpecial on top
+	// (mounting, no frames yet) is no gap.
+	enterSpecial, gap uint64
+	gapExamples       []string
+	bottoms           classCounts // jfr: the bottom frames of virtual-thread samples
 }
 
 func newShares() *vtShares {
-	return &vtShares{continuation: classCounts{}, carrier: classCounts{}, shortBottoms: classCounts{}}
+	return &vtShares{continuation: classCounts{}, carrier: classCounts{}, shortBottoms: classCounts{}, bottoms: classCounts{}}
 }
 
 // virtualFrame: a frame only a virtual thread's stack has.
@@ -219,12 +239,27 @@ func inProcessVirtualShares(t *testing.T, dir string) map[string]*vtShares {
 			}
 		}
 		virtual := false
+		prev := "" // the Java frame above, internal class.name
 		for i := range r.Frames {
-			if m := tab.Get(r.Frames[i].Method); m != nil && r.Frames[i].Type != samplelog.FrameCPP &&
-				r.Frames[i].Type != samplelog.FrameStub && virtualFrame(internalName(m), m.Name) {
-				virtual = true
-				break
+			if r.Frames[i].Type == samplelog.FrameCPP || r.Frames[i].Type == samplelog.FrameStub {
+				continue
 			}
+			m := tab.Get(r.Frames[i].Method)
+			if m == nil {
+				prev = "?"
+				continue
+			}
+			virtual = virtual || virtualFrame(internalName(m), m.Name)
+			if internalName(m) == "jdk/internal/vm/Continuation" && m.Name == "enterSpecial" && i+1 < len(r.Frames) {
+				s.enterSpecial++
+				if prev != "" && prev != "jdk/internal/vm/Continuation.enter" {
+					s.gap++
+					if len(s.gapExamples) < 2 {
+						s.gapExamples = append(s.gapExamples, fmt.Sprintf("%s %s on %s: %s", col, class, names[r.Tid], topFrames(r, tab, i+2)))
+					}
+				}
+			}
+			prev = internalName(m) + "." + m.Name
 		}
 		if virtual {
 			s.continuation[class]++
@@ -237,6 +272,15 @@ func inProcessVirtualShares(t *testing.T, dir string) map[string]*vtShares {
 	require.NoError(t, err)
 	t.Logf("sample log: %d walks left in the ring (%d torn)", st.Records, st.Torn)
 	return out
+}
+
+// topFrames renders a walk's n top frames, top first.
+func topFrames(r *samplelog.Record, tab *methods.Table, n int) string {
+	parts := make([]string, 0, n)
+	for i := 0; i < n && i < len(r.Frames); i++ {
+		parts = append(parts, classify.RenderFrame(&r.Frames[i], tab))
+	}
+	return fmt.Sprintf("%d frames: %s ...", len(r.Frames), strings.Join(parts, " <- "))
 }
 
 // readCursorOffset is read_cursor's offset in struct wf_log_header (samplelog/layout.go).
@@ -315,15 +359,21 @@ func jfrVirtualShares(t *testing.T, dir string, j jdk.JDK) map[string]*vtShares 
 				return
 			}
 			virtual := false
+			prev := ""
 			for _, fr := range smp.Stack.Frames {
-				if virtualFrame(fr.Class, fr.Name) {
-					virtual = true
-					break
+				virtual = virtual || virtualFrame(fr.Class, fr.Name)
+				if fr.Class == "jdk/internal/vm/Continuation" && fr.Name == "enterSpecial" {
+					s.enterSpecial++
+					if prev != "" && prev != "jdk/internal/vm/Continuation.enter" {
+						s.gap++
+					}
 				}
+				prev = fr.Class + "." + fr.Name
 			}
 			if !virtual {
 				return
 			}
+			s.bottoms[bottomNames(smp.Stack, 3)]++
 			class := walkclass.TruncatedShort
 			switch {
 			case smp.Failed:
@@ -348,14 +398,16 @@ func jfrVirtualShares(t *testing.T, dir string, j jdk.JDK) map[string]*vtShares 
 
 func outprocColumn(event string) string { return JFR + ":" + strings.TrimPrefix(event, "jdk.") }
 
-func jfrBottom(st *jfr.Stack, n int) string {
-	from := len(st.Frames) - n
-	if from < 0 {
-		from = 0
-	}
+// bottomNames is a stack's n bottom methods, bottom last.
+func bottomNames(st *jfr.Stack, n int) string {
+	from := max(len(st.Frames)-n, 0)
 	parts := make([]string, 0, n)
 	for _, f := range st.Frames[from:] {
 		parts = append(parts, f.Class+"."+f.Name)
 	}
-	return fmt.Sprintf("%d frames, ... %s", len(st.Frames), strings.Join(parts, " <- "))
+	return strings.Join(parts, " <- ")
+}
+
+func jfrBottom(st *jfr.Stack, n int) string {
+	return fmt.Sprintf("%d frames, ... %s", len(st.Frames), bottomNames(st, n))
 }
