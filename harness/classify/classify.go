@@ -27,6 +27,11 @@ const (
 	// reasons are classes of their own, invalid:<reason>.
 	ReasonNotInstruction  = "bci_not_instruction" // the top frame's bci is inside an instruction
 	ReasonCallerNotInvoke = "caller_not_invoke"   // a caller's bci is no invoke (and no VM upcall site)
+	// A virtual thread's frames were skipped: Continuation.enterSpecial only ever calls
+	// Continuation.enter, so a walk that reaches enterSpecial from any other Java frame lost
+	// the frames between (ASGCT on JDK 25 skips the frames still frozen behind the
+	// continuation's return barrier in 94% of such walks; JFR walks them).
+	ReasonContinuationGap = "continuation_gap"
 )
 
 // Config is what classification needs to know about a run.
@@ -106,6 +111,7 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 	tab := c.cfg.Methods
 	bottom := -1
 	var callee *methods.Method // the Java frame above this one, nil when none or not adjacent
+	var above *methods.Method  // the Java frame above this one, across VM and stub frames
 	first := firstJava(r.Frames)
 	for i := range r.Frames {
 		f := &r.Frames[i]
@@ -128,7 +134,7 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			if reason == "" {
 				reason = ReasonUnresolved
 			}
-			callee = nil
+			callee, above = nil, nil
 			continue
 		}
 		top := i == first
@@ -140,10 +146,13 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 				reason = frameValidity(f, m, top, callee)
 			}
 		}
-		callee = m
+		if reason == "" && above != nil && continuationGap(m, above) {
+			reason = ReasonContinuationGap
+		}
+		callee, above = m, m
 	}
 	switch {
-	case reason == ReasonNotInstruction || reason == ReasonCallerNotInvoke:
+	case reason == ReasonNotInstruction || reason == ReasonCallerNotInvoke || reason == ReasonContinuationGap:
 		return walkclass.InvalidPrefix + reason, reason, unresolved
 	case reason != "":
 		return walkclass.Invalid, reason, unresolved
@@ -257,4 +266,11 @@ func (c *Classifier) Summaries() map[string]*Summary {
 		}
 	}
 	return out
+}
+
+// continuationGap: m is Continuation.enterSpecial and the Java frame above it is not the one
+// it calls, Continuation.enter.
+func continuationGap(m, above *methods.Method) bool {
+	const cont = "jdk/internal/vm/Continuation"
+	return m.Name == "enterSpecial" && m.Internal == cont && !(above.Name == "enter" && above.Internal == cont)
 }

@@ -84,3 +84,33 @@ func TestDecodeCodeSwitchesAndWide(t *testing.T) {
 	_, err = methods.DecodeCode([]byte{0xfe})
 	assert.Error(t, err, "not a class-file opcode")
 }
+
+// A walk reaching Continuation.enterSpecial from anything but Continuation.enter skipped a
+// virtual thread's frames (ASGCT on JDK 25, frames frozen behind the return barrier).
+func TestContinuationGap(t *testing.T) {
+	tab := methods.New()
+	require.Positive(t, tab.Parse([]byte(
+		"M\t0x300\tLapp/Child;\trun\t()V\t10\t-\n" +
+			"M\t0x301\tLjdk/internal/vm/Continuation;\tenter\t(Ljdk/internal/vm/Continuation;Z)V\t10\ts\n" +
+			"M\t0x302\tLjdk/internal/vm/Continuation;\tenterSpecial\t(Ljdk/internal/vm/Continuation;ZZ)V\t-1\tsn\n" +
+			"M\t0x303\tLjdk/internal/vm/Continuation;\tenter0\t()V\t10\t-\n")))
+	c := New(Config{Walkers: []string{"w"}, Methods: tab, MaxDepth: 64})
+	f := func(id uint64) samplelog.Frame { return samplelog.Frame{Type: samplelog.FrameCompiled, Method: id, Bci: 3} }
+	native := samplelog.Frame{Type: samplelog.FrameNative, Method: 0x302, Bci: -3}
+	stub := samplelog.Frame{Type: samplelog.FrameStub}
+	for _, tc := range []struct {
+		name   string
+		frames []samplelog.Frame
+		want   string
+	}{
+		{"enter above enterSpecial", []samplelog.Frame{f(0x300), f(0x303), f(0x301), native}, walkclass.OK},
+		{"frames skipped", []samplelog.Frame{f(0x300), native}, walkclass.InvalidPrefix + ReasonContinuationGap},
+		{"skipped across a stub", []samplelog.Frame{f(0x300), stub, native}, walkclass.InvalidPrefix + ReasonContinuationGap},
+		{"in enterSpecial itself", []samplelog.Frame{native}, walkclass.OK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			class, _ := c.Classify(&samplelog.Record{Result: int32(len(tc.frames)), Frames: tc.frames})
+			assert.Equal(t, tc.want, class)
+		})
+	}
+}
