@@ -36,9 +36,37 @@ func TestTwoEnginesReenterASGCT(t *testing.T) {
 				return
 			}
 			require.Equal(t, results.OK, res.Outcome, res.Reason)
+			// Data, not a verdict: ASGCT walking from inside a handler (a nested signal) may
+			// miss the interrupted frame; the known-stack oracle counts it.
+			if mis, cmp := knownMismatchShare(res, "asgct"); cmp > 0 {
+				t.Logf("JDK %s asgct known-stack mismatches under cpu+wall: %.4f of %d compared (%v)", j.Version, mis, cmp, res.KnownStack["asgct"])
+			}
 			assert.Greater(t, s.Nested, uint64(0), "no signal arrived inside the other engine's handler")
 			assert.Greater(t, s.NestedWalked, uint64(0), "no nested walk")
 			assert.Greater(t, res.Classes["asgct"]["ok"], uint64(100))
 		})
 	}
+}
+
+// The crash-protected walker re-entered with its reads failing: a nested walk's (real or
+// injected) fault must jump back into the nested walk, and the outer walk's protection must
+// survive it, so the outer walk's own faults still end in its error code.
+func TestTwoEnginesReenterVMStructsWithReadFaults(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("recursion", 4000)
+	e.Walkers = []string{"asgct", "vmstructs"}
+	e.Signals.Mode = episode.ModeCPUWall
+	e.Signals.Signal2 = episode.SignalWall
+	e.Perturb.ReadFaultPPM = 1000
+	require.NoError(t, e.Validate())
+	res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	require.NoError(t, err)
+	s := res.Signals
+	t.Logf("JDK %s asgct+vmstructs cpu+wall, 1000 ppm read faults: outcome %s, nested %d, nested walked %d, faults injected %d, vmstructs %v, known stack: vmstructs %v asgct %v",
+		j.Version, res.Outcome, s.Nested, s.NestedWalked, s.ReadFaultsInjected, res.Classes["vmstructs"], res.KnownStack["vmstructs"], res.KnownStack["asgct"])
+	require.Equal(t, results.OK, res.Outcome, res.Reason)
+	assert.Greater(t, s.NestedWalked, uint64(0))
+	assert.Greater(t, s.ReadFaultsInjected, uint64(0))
+	mis, cmp := knownMismatchShare(res, "vmstructs")
+	assert.LessOrEqual(t, mis, 0.002, "vmstructs named wrong frames (%d compared)", cmp)
 }

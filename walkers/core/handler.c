@@ -109,8 +109,11 @@ static inline void bump(uint64_t *p, uint64_t n) {
  *    wf_walk_note) are saved on entry of a nested level and restored before it returns, so
  *    a fault in the outer walk after the nested one still jumps back into the outer walk;
  *  - the sample number is taken with an atomic add, the counters with bump();
- *  - handler_since, the handler-time budget and the reference request belong to level 0 (the
- *    outer handler's wall time includes the nested one's);
+ *  - handler_since and the reference request belong to level 0; each level charges the
+ *    handler-time budget with its own time (level 0 leaves out the nested levels' time), so
+ *    nested signals are shed like any other once the budget is spent: otherwise a periodic
+ *    timer whose nested walks outlast its period would re-enter as each one returns and the
+ *    outer handler would never finish (seen as hangs with cpu+wall on 2048-frame walks);
  *  - wf_log_append claims its record with a CAS and commits it last, so a nested append
  *    between the outer's claim and commit is what two threads appending already do.
  * A signal beyond WF_NEST_MAX (or nested in a one-engine mode, where a signal cannot
@@ -125,6 +128,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         goto out;
     }
     int level = t->in_handler;
+    uint64_t nested_before = t->nested_ns; /* level 0: nested levels' time is charged by them */
     int cpu_engine = wf_driver_is_cpu_signal(sig);
     if (level) {
         __atomic_fetch_add(&hdr->nested, 1, __ATOMIC_RELAXED);
@@ -217,10 +221,14 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
 
 done:
     if (cpu_engine) wf_driver_rearm(t, sig);
-    if (!level) {
-        uint64_t spent = wf_now_ns() - t0;
+    uint64_t spent = wf_now_ns() - t0;
+    if (level) {
         charge(t, spent);
-        /* Wall time spent in the handler, for the record (in cpu mode the task clock did not count it). */
+        t->nested_ns += spent; /* one level of nesting at most writes it (WF_NEST_MAX 2) */
+    } else {
+        charge(t, spent - (t->nested_ns - nested_before));
+        /* Wall time spent in the handler, nested levels included, for the record (in cpu mode
+         * the task clock did not count it). */
         bump(&st->handler_ns, spent);
         __atomic_store_n(&st->handler_since, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&t->handler_since, 0, __ATOMIC_RELAXED);

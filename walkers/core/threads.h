@@ -42,6 +42,7 @@ struct wf_thread {
     uint64_t sample_seq;         /* signals walked on this thread */
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
+    uint64_t nested_ns;          /* handler time of nested levels (cpu+wall), charged by them */
     ucontext_t scratch_uc[WF_NEST_MAX]; /* perturbed copy of the interrupted context, per level */
     /* fault.c, in the handler's walks: protected reads failed on purpose (read_fault_ppm);
      * read atomically by the service thread, which folds it into the log header */

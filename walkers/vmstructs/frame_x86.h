@@ -15,6 +15,7 @@
 #ifndef VS_FRAME_X86_H
 #define VS_FRAME_X86_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "layout.h"
 #include "wf_ucontext.h"
@@ -36,5 +37,23 @@ static inline uintptr_t entry_call_wrapper(uintptr_t fp) { return rdp(fp + 8 * (
 /* Given the sender's sp of a frame of known size: its return address and saved fp. */
 static inline uintptr_t sp_return_addr(uintptr_t sender_sp) { return rdp(sender_sp - 8); }
 static inline uintptr_t sp_saved_fp(uintptr_t sender_sp) { return rdp(sender_sp - 16); }
+
+/* Signal frames. The kernel's x86_64 rt_sigframe starts with the handler's return address
+ * (the restorer, glibc's __restore_rt: mov $15,%rax; syscall) followed by the interrupted
+ * code's ucontext. A handler built with frame pointers (the agent's) has that restorer as
+ * the return address of its outermost frame, so at that frame's fp: fp + 8 = the restorer,
+ * fp + 16 = the interrupted context. Reached when a walk starts inside a handler that
+ * interrupted another signal's handler (two engines on one thread). */
+static inline int is_sigreturn(uintptr_t pc) {
+    static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    if (!PLAUSIBLE(pc)) return 0;
+    for (int i = 0; i < 9; i++)
+        if (rd8((const volatile uint8_t *)(pc + (uintptr_t)i)) != code[i]) return 0;
+    return 1;
+}
+static inline uintptr_t sigframe_uc(uintptr_t fp) { return fp + 16; }
+static inline uintptr_t sigframe_reg(uintptr_t uc, enum wf_uc_reg r) {
+    return rdp(uc + offsetof(ucontext_t, uc_mcontext.gregs) + 8 * (uintptr_t)r);
+}
 
 #endif

@@ -220,7 +220,33 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
              * frame pointers) until a pc lands in code we know. */
             if (!initial || !native_chain || w->n) return brk(w, VS_BREAK_NOT_WALKABLE);
             if (++native_hops > 64) return VS_NO_ANCHOR;
-            if (!in_stack(w, f.fp) || f.fp < f.sp) return VS_NO_ANCHOR;
+            /* A signal frame below: the walk began inside a signal handler on this thread (a
+             * handler that interrupted another one, two engines). Past the handler's outermost
+             * frame the fp chain holds the interrupted code's rbp, not a frame (following it
+             * skipped the interrupted Java frame: mismatch:missing in known-stack regions), so
+             * walk on from the interrupted context the signal frame saved, as an arbitrary
+             * instruction, as a walk in that first signal would have. The restorer is the
+             * return address of the handler's outermost frame, or, interrupted in that
+             * handler's prologue or epilogue (rbp still the interrupted code's), at sp or
+             * just above the saved rbp. */
+            uintptr_t uc = 0;
+            if (native_hops == 1 && in_stack(w, f.sp) && in_stack(w, f.sp + 8)) {
+                if (is_sigreturn(rdp(f.sp))) uc = f.sp + 8;
+                else if (is_sigreturn(rdp(f.sp + 8))) uc = f.sp + 16;
+            }
+            if (!uc) {
+                if (!in_stack(w, f.fp) || f.fp < f.sp) return VS_NO_ANCHOR;
+                if (is_sigreturn(fp_return_addr(f.fp))) uc = sigframe_uc(f.fp);
+            }
+            if (uc) {
+                if (!in_stack(w, uc)) return VS_NO_ANCHOR;
+                f.sp = f.usp = sigframe_reg(uc, WF_UC_SP);
+                f.fp = sigframe_reg(uc, WF_UC_FP);
+                f.pc = sigframe_reg(uc, WF_UC_PC);
+                if (!in_stack(w, f.sp)) return VS_NO_ANCHOR;
+                precise = 0;
+                continue;
+            }
             uintptr_t nfp = fp_saved_fp(f.fp), npc = fp_return_addr(f.fp);
             f.sp = f.usp = fp_sender_sp(f.fp);
             f.fp = nfp;
