@@ -7,6 +7,8 @@
  * (ioctl/timer_settime) and whatever a walker itself makes. errno is preserved. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -118,6 +120,9 @@ static inline void bump(uint64_t *p, uint64_t n) {
  *    between the outer's claim and commit is what two threads appending already do.
  * A signal beyond WF_NEST_MAX (or nested in a one-engine mode, where a signal cannot
  * interrupt its own handler) is counted and only re-armed. */
+/* cpu+wall: each engine's signal alone, built at install and read-only after. */
+static sigset_t only_signo, only_signo2;
+
 void wf_handler(int sig, siginfo_t *si, void *ucv) {
     int saved_errno = errno;
     uint64_t t0 = wf_now_ns();
@@ -203,6 +208,12 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     uint64_t append_total = 0;
     int wf_nwalkers;
     const struct wf_walker *const *wf_walkers = wf_walkers_list(&wf_nwalkers); /* fixed since load */
+    /* cpu+wall: the other engine's signal may interrupt only the walks (see wf_handler_install). */
+    const sigset_t *nestable = NULL;
+    if (!level && wf_cfg->mode == WF_MODE_CPU_WALL) {
+        nestable = sig == wf_cfg->signo ? &only_signo2 : &only_signo;
+        pthread_sigmask(SIG_UNBLOCK, nestable, NULL); /* async-signal-safe (rt_sigprocmask) */
+    }
     for (int k = 0; k < wf_nwalkers; k++) {
         /* With two walkers, alternate who goes first so neither always sees a warmer cache. */
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
@@ -215,6 +226,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
                       pre + t->last_append_ns, sample, frames, n > 0 ? n : 0);
         append_total += wf_now_ns() - w1;
     }
+    if (nestable) pthread_sigmask(SIG_BLOCK, nestable, NULL);
     t->last_append_ns = (uint32_t)(append_total / (uint64_t)wf_nwalkers);
     if (!level && wf_cfg->reference_pct && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
         wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
@@ -247,9 +259,21 @@ int wf_handler_install(void) {
     sa.sa_sigaction = wf_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(wf_cfg->signo, &sa, NULL)) return -1;
-    /* cpu+wall: the same handler on the wall engine's signal; neither signal is in the other's
-     * mask, so each can interrupt the other's handler (the point of the mode). */
-    if (wf_cfg->mode == WF_MODE_CPU_WALL) return sigaction(wf_cfg->signo2, &sa, NULL);
-    return 0;
+    if (wf_cfg->mode == WF_MODE_CPU_WALL) {
+        /* cpu+wall: the same handler on both engines' signals. Each blocks the other on entry
+         * and the outermost level unblocks it around its walks only, so a nested signal always
+         * lands inside a walk (a nested walk, flagged), never in the handler's own prologue or
+         * epilogue or the signal trampoline: a walk started there is neither a nested walk nor
+         * a walk of the interrupted Java code, and showed up as ASGCT traces missing their top
+         * frame on 1.3-2.8% of known-stack walks. */
+        sigemptyset(&only_signo);
+        sigaddset(&only_signo, wf_cfg->signo);
+        sigemptyset(&only_signo2);
+        sigaddset(&only_signo2, wf_cfg->signo2);
+        sigaddset(&sa.sa_mask, wf_cfg->signo);
+        sigaddset(&sa.sa_mask, wf_cfg->signo2);
+        if (sigaction(wf_cfg->signo, &sa, NULL)) return -1;
+        return sigaction(wf_cfg->signo2, &sa, NULL);
+    }
+    return sigaction(wf_cfg->signo, &sa, NULL) ? -1 : 0;
 }
