@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 // jdksUnderTest: JDK 17 always (setup.sh installs it), 25 where present.
@@ -45,7 +45,7 @@ func testEpisode(workload string, ms int) episode.Episode {
 }
 
 var knownClass = func(k string) bool {
-	return k == "ok" || k == "invalid" || k == "truncated:short" || k == "truncated:depth" || strings.HasPrefix(k, "error:")
+	return k == "ok" || k == "truncated:short" || k == "truncated:depth" || walkclass.IsInvalid(k) || walkclass.IsError(k)
 }
 
 func TestRunRecursionEndToEnd(t *testing.T) {
