@@ -7,7 +7,11 @@ import (
 )
 
 // Builtin lists the built-in workloads the derivation chooses from.
-var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "exceptions", "jni", "gc", "loops", "threads", "mix"}
+var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "exceptions", "jni", "gc", "loops", "threads", "mix", "vthreads"}
+
+// drawnFirst are the workloads the first draw of Derive chooses from: those that existed when
+// the derivation was fixed. Later ones are drawn last (vthreads), so no seed's workload changed.
+var drawnFirst = Builtin[:11]
 
 // Apps lists the real-application workloads (Debian's Java packages).
 var Apps = []string{"h2", "xalan", "lucene", "zxing", "batik", "sunflow"}
@@ -82,7 +86,7 @@ func Derive(seed Seed, p Pins) Episode {
 
 	pool := p.Workloads
 	if len(pool) == 0 {
-		pool = Builtin
+		pool = drawnFirst
 	}
 	e.Workload = pool[r.intn(len(pool))]
 	e.Walkers = []string{walker.ASGCT}
@@ -139,10 +143,13 @@ func Derive(seed Seed, p Pins) Episode {
 	// when a walker reads through the agent's fault injection (vmstructs, plugins).
 	readFaultPPM := []int{0, 100, 1000, 10000, 100000}[r.weighted(60, 10, 10, 10, 10)]
 	twoEngines := r.chance(5) // mode cpu+wall in place of the mode drawn above
+	vthreads := r.chance(6)   // the vthreads workload in place of the one drawn above
 
 	// Pins override after all draws.
 	if p.Workload != "" {
 		e.Workload = p.Workload
+	} else if vthreads && (len(p.Workloads) == 0 || contains(p.Workloads, "vthreads")) {
+		e.Workload = "vthreads"
 	}
 	if len(p.Walkers) > 0 {
 		e.Walkers = append([]string(nil), p.Walkers...)
@@ -239,7 +246,7 @@ var workloadClasses = map[string]string{
 	"classchurn": "walkfuzz.workloads.ClassChurn*", "lambdas": "walkfuzz.workloads.Lambdas*",
 	"stubs": "walkfuzz.workloads.Stubs*", "exceptions": "walkfuzz.workloads.Exceptions*",
 	"jni": "walkfuzz.workloads.Jni*", "gc": "walkfuzz.workloads.Gc*", "loops": "walkfuzz.workloads.Loops*",
-	"threads": "walkfuzz.workloads.Threads*", "mix": "walkfuzz.workloads.*",
+	"threads": "walkfuzz.workloads.Threads*", "mix": "walkfuzz.workloads.*", "vthreads": "walkfuzz.workloads.VThreads*",
 }
 
 // compilerFlags applies the later draws to the flags drawn first: Shenandoah replacing the

@@ -72,3 +72,16 @@ func TestMutateKeepsToAllowedModes(t *testing.T) {
 		assert.Contains(t, []string{"wall", "tgkill"}, child.Signals.Mode)
 	}
 }
+
+// vthreads is drawn last, in place of the workload drawn first, only where the caller's
+// workload list allows it.
+func TestVThreadsDrawnLate(t *testing.T) {
+	n := 0
+	for s := Seed(1); s <= 2000; s++ {
+		if Derive(s*0x9E3779B97F4A7C15, Pins{}).Workload == "vthreads" {
+			n++
+		}
+		assert.NotEqual(t, "vthreads", Derive(s, Pins{Workloads: []string{"recursion", "loops"}}).Workload)
+	}
+	assert.InDelta(t, 120, n, 45, "about 6% of seeds")
+}
