@@ -3,8 +3,10 @@ SHELL := /bin/bash
 JAVA_HOME := $(shell scripts/java-home.sh 2>/dev/null)
 CFLAGS := -O2 -g -fPIC -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-parameter -ftls-model=initial-exec
 JNI_INC := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
-AGENT_SRC := $(wildcard walkers/core/*.c walkers/asgct/*.c walkers/vmstructs/*.c walkers/jvmti/*.c)
-AGENT_HDR := $(wildcard walkers/include/*.h walkers/core/*.h walkers/vmstructs/*.h walkers/jvmti/*.h)
+# The agent: the core and every in-process walker's folder (walkers/<name>/*.c); not the
+# kernel's BPF program (walkers/ebpf) nor the plugins, which are libraries of their own.
+AGENT_SRC := $(filter-out walkers/ebpf/% walkers/plugins/%,$(wildcard walkers/*/*.c))
+AGENT_HDR := $(filter-out walkers/ebpf/% walkers/plugins/%,$(wildcard walkers/*/*.h))
 WORKLOAD_SRC := $(shell find workloads/src -name '*.java' 2>/dev/null)
 APPS_SRC := $(shell find workloads/apps/src -name '*.java' 2>/dev/null)
 APPS_CP := $(shell cat workloads/apps/classpath.txt 2>/dev/null | tr '\n' ':')

@@ -4,9 +4,11 @@
 // so every package down to harness/episode can ask it.
 //
 // A new walker is one line in registry below, plus its implementation: for an in-handler or
-// deferred walker a C file in the agent and its line in the agent's table
-// (walkers/core/walkers.c); for an out-of-process one its own package under walkers/ and the
-// session harness/outproc registers under the same name.
+// deferred walker a C file under walkers/<name>/ defining the struct wf_walker its entry's
+// Symbol names (`go generate ./harness/walker` writes the agent's table of built-in walkers,
+// walkers/core/walkers_table.h, from this registry; a test fails while it is stale); for an
+// out-of-process one its own package under walkers/ and the session harness/outproc
+// registers under the same name.
 package walker
 
 import (
@@ -58,6 +60,9 @@ type Walker struct {
 	ZeroVM string
 	// Pseudo entries name results that no --walker chooses (the reference oracle).
 	Pseudo bool
+	// Symbol is the struct wf_walker an in-process walker's C file defines, for the agent's
+	// table of built-in walkers.
+	Symbol string
 }
 
 // Column is one of a walker's per-kind result columns.
@@ -85,11 +90,11 @@ const PluginPrefix = "plugin:"
 // registry lists the walkers in display order (in-process first, then the JVM's own and the
 // kernel's; docs/decisions.md says why): terminal tables, the dashboard and help texts follow it.
 var registry = []Walker{
-	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4"},
-	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e",
+	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4", Symbol: "wf_asgct_walker"},
+	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e", Symbol: "wf_vmstructs_walker",
 		ZeroVM: "has no JavaFrameAnchor::_last_Java_fp and no compiled frames: the vmstructs walker is for HotSpot's server VM"},
-	{Name: JVMTI, Placement: Deferred, Color: "#2ca02c"},
-	{Name: JVMTIEmulated, Placement: Deferred, Color: "#98df8a"},
+	{Name: JVMTI, Placement: Deferred, Color: "#2ca02c", Symbol: "wf_jvmti_walker"},
+	{Name: JVMTIEmulated, Placement: Deferred, Color: "#98df8a", Symbol: "wf_jvmti_emulated_walker"},
 	{Name: JFR, Placement: OutOfProcess, Color: "#d62728", ZeroVM: "is built without JFR",
 		Columns: []Column{{"jfr:ExecutionSample", "#d62728"}, {"jfr:CPUTimeSample", "#ff9896"}}},
 	{Name: EBPF, Placement: OutOfProcess, Color: "#9467bd"},

@@ -11,14 +11,11 @@
 #include "threads.h"
 #include "walkers.h"
 
-/* The built-in walkers: --walker name -> the struct its own .c file defines. One line per
- * walker; a new in-process walker adds its line here and its .c file under walkers/. Weak,
- * so an agent built without one of them refuses that name instead of failing to link. */
-#define BUILTIN_WALKERS(X)                            \
-    X("asgct", wf_asgct_walker)                       \
-    X("vmstructs", wf_vmstructs_walker)               \
-    X("jvmti", wf_jvmti_walker)                       \
-    X("jvmti-emulated", wf_jvmti_emulated_walker)
+/* The built-in walkers, one X(name, symbol) line each, generated from the Go walker registry
+ * (harness/walker: a new in-process walker is its line there and its .c file under
+ * walkers/<name>/). Weak, so an agent built without one of them refuses that name instead of
+ * failing to link. */
+#include "walkers_table.h"
 
 #define DECLARE(name, sym) extern const struct wf_walker sym __attribute__((weak));
 BUILTIN_WALKERS(DECLARE)
