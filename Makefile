@@ -99,7 +99,7 @@ report-screenshot: build
 # Rebuilds the eBPF walker's object and Go bindings with clang (they are committed).
 generate:
 	WALKFUZZ_SETUP_CLANG=1 scripts/setup.sh
-	go generate ./walkers/ebpf
+	go generate ./walkers/ebpf ./harness/walker
 
 bench: setup build
 	bin/walkfuzz bench --out results/bench.json
