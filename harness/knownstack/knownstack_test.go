@@ -1,6 +1,9 @@
 package knownstack
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -102,4 +105,29 @@ func TestDoctoredStackIsAMismatch(t *testing.T) {
 	assert.Equal(t, uint64(1), c.Counts["asgct"][walkclass.MismatchFrame]+c.Counts["asgct"][walkclass.MismatchMissing]+c.Counts["asgct"][walkclass.MismatchExtra])
 	require.Len(t, c.Examples, 1)
 	assert.Contains(t, c.Examples[0].Expected[1], "Lambda")
+}
+
+// The loader returns each region once, when it is complete, however the writes were cut.
+func TestLoaderIsIncremental(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "known_stacks.tsv")
+	l := NewLoader(path)
+	st, err := l.Refresh()
+	require.NoError(t, err)
+	assert.Empty(t, st, "no file yet")
+	full := "K\t1\t2\nF\ta/B\tm\t()V\t3\nF\ta/C\trun\t()V\t1\nK\t2\t1\nF\ta/D\tn\t(I)V\t7\n"
+	cut := strings.Index(full, "K\t2") + 4 // inside the second region's header line
+	require.NoError(t, os.WriteFile(path, []byte(full[:cut]), 0o644))
+	st, err = l.Refresh()
+	require.NoError(t, err)
+	require.Len(t, st, 1)
+	assert.Equal(t, "a/C", st[1][1].Class)
+	require.NoError(t, os.WriteFile(path, []byte(full), 0o644))
+	st, err = l.Refresh()
+	require.NoError(t, err)
+	require.Len(t, st, 1, "only the region completed since")
+	assert.Equal(t, int32(7), st[2][0].Bci)
+	st, err = l.Refresh()
+	require.NoError(t, err)
+	assert.Empty(t, st)
+	assert.Equal(t, Parse([]byte(full)), Stacks{1: Parse([]byte(full))[1], 2: Parse([]byte(full))[2]})
 }

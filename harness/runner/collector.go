@@ -40,6 +40,7 @@ type collector struct {
 	stats   samplelog.Stats
 	first   time.Time
 	ks      *knownstack.Checker
+	ksLoad  *knownstack.Loader
 	diff    *differential.Comparer
 	oracle  *oracle.Checker
 	doctor  func(knownstack.Stacks)
@@ -149,6 +150,7 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 	c.cls = classify.New(classify.Config{Walkers: h.WalkerNames, CodeNames: c.codes, Methods: c.table,
 		MaxDepth: int(h.MaxDepth), Roots: roots})
 	c.ks = knownstack.NewChecker(nil, c.table, h.WalkerNames, int(h.MaxDepth))
+	c.ksLoad = knownstack.NewLoader(filepath.Join(c.dir, KnownStacks))
 	c.diff = differential.New(inHandler(h.WalkerNames), c.table)
 	c.oracle = oracle.New(h.WalkerNames, c.table, int(h.MaxDepth), func(id uint64) bool {
 		return roots.IsRootIn(c.table.Get(id), c.table)
@@ -186,11 +188,16 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 		return
 	}
 	c.table.Refresh()
-	if st, err := knownstack.Load(filepath.Join(c.dir, KnownStacks)); err == nil && len(st) > 0 {
+	if st, err := c.ksLoad.Refresh(); err == nil && len(st) > 0 {
 		if c.doctor != nil {
 			c.doctor(st)
 		}
-		c.ks.Stacks = st
+		if c.ks.Stacks == nil {
+			c.ks.Stacks = knownstack.Stacks{}
+		}
+		for id, rec := range st {
+			c.ks.Stacks[id] = rec
+		}
 	}
 	cut := monoNow() - uint64(classifyLag)
 	n := 0
