@@ -90,12 +90,14 @@ func TestDecodeCodeSwitchesAndWide(t *testing.T) {
 func TestContinuationGap(t *testing.T) {
 	tab := methods.New()
 	require.Positive(t, tab.Parse([]byte(
-		"M\t0x300\tLapp/Child;\trun\t()V\t10\t-\n" +
-			"M\t0x301\tLjdk/internal/vm/Continuation;\tenter\t(Ljdk/internal/vm/Continuation;Z)V\t10\ts\n" +
-			"M\t0x302\tLjdk/internal/vm/Continuation;\tenterSpecial\t(Ljdk/internal/vm/Continuation;ZZ)V\t-1\tsn\n" +
+		"M\t0x300\tLapp/Child;\trun\t()V\t10\t-\n"+
+			"M\t0x301\tLjdk/internal/vm/Continuation;\tenter\t(Ljdk/internal/vm/Continuation;Z)V\t10\ts\n"+
+			"M\t0x302\tLjdk/internal/vm/Continuation;\tenterSpecial\t(Ljdk/internal/vm/Continuation;ZZ)V\t-1\tsn\n"+
 			"M\t0x303\tLjdk/internal/vm/Continuation;\tenter0\t()V\t10\t-\n")))
 	c := New(Config{Walkers: []string{"w"}, Methods: tab, MaxDepth: 64})
-	f := func(id uint64) samplelog.Frame { return samplelog.Frame{Type: samplelog.FrameCompiled, Method: id, Bci: 3} }
+	f := func(id uint64) samplelog.Frame {
+		return samplelog.Frame{Type: samplelog.FrameCompiled, Method: id, Bci: 3}
+	}
 	native := samplelog.Frame{Type: samplelog.FrameNative, Method: 0x302, Bci: -3}
 	stub := samplelog.Frame{Type: samplelog.FrameStub}
 	for _, tc := range []struct {

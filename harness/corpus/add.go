@@ -148,6 +148,19 @@ func (d *Dir) saveEpisode(dir, seed string, ep []byte, log string) error {
 // RecordReplay files the outcome of re-running a bucket's episode with this walkfuzz build;
 // key names the replay run.
 func (d *Dir) RecordReplay(bucket, key string, reproduced bool, jdkVersion string, at time.Time) error {
+	rep := "0"
+	if reproduced {
+		rep = "1"
+	}
+	return d.update(bucket, func(dir string) error {
+		_, err := appendKeyed(filepath.Join(dir, "replays.tsv"), []string{key, strconv.FormatInt(at.UnixMilli(), 10), rep, jdkVersion, buildinfo.Current().String()})
+		return err
+	})
+}
+
+// update runs fn on an existing bucket's folder under the corpus lock, then rewrites its
+// bucket.json.
+func (d *Dir) update(bucket string, fn func(dir string) error) error {
 	unlock, err := d.lock()
 	if err != nil {
 		return err
@@ -157,11 +170,7 @@ func (d *Dir) RecordReplay(bucket, key string, reproduced bool, jdkVersion strin
 	if _, err := os.Stat(filepath.Join(dir, "title")); err != nil {
 		return fmt.Errorf("corpus: no bucket %s in %s", bucket, d.path)
 	}
-	rep := "0"
-	if reproduced {
-		rep = "1"
-	}
-	if _, err := appendKeyed(filepath.Join(dir, "replays.tsv"), []string{key, strconv.FormatInt(at.UnixMilli(), 10), rep, jdkVersion, buildinfo.Current().String()}); err != nil {
+	if err := fn(dir); err != nil {
 		return err
 	}
 	return d.summarise(dir)
@@ -170,22 +179,12 @@ func (d *Dir) RecordReplay(bucket, key string, reproduced bool, jdkVersion strin
 // MarkFixed files the bucket as fixed in a JDK build: replays on that build no longer hit it
 // while an older build of the same release still does (evidence says by how much).
 func (d *Dir) MarkFixed(bucket, version, evidence string) error {
-	unlock, err := d.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	dir := d.bucketDir(bucket)
-	if _, err := os.Stat(filepath.Join(dir, "title")); err != nil {
-		return fmt.Errorf("corpus: no bucket %s in %s", bucket, d.path)
-	}
-	if err := writeAtomic(filepath.Join(dir, "fixed_in"), []byte(oneLine(version)+"\t"+oneLine(evidence)+"\n")); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(dir, "status"), []byte(StatusFixed+"\n")); err != nil {
-		return err
-	}
-	return d.summarise(dir)
+	return d.update(bucket, func(dir string) error {
+		if err := writeAtomic(filepath.Join(dir, "fixed_in"), []byte(oneLine(version)+"\t"+oneLine(evidence)+"\n")); err != nil {
+			return err
+		}
+		return writeAtomic(filepath.Join(dir, "status"), []byte(StatusFixed+"\n"))
+	})
 }
 
 // FixedIn names the newest of several builds of one release when none of its replays
