@@ -198,9 +198,44 @@ func TestSummaries(t *testing.T) {
 	assert.Equal(t, Example{Class: walkclass.TruncatedShort, Tid: 7, Sample: 99, Result: 1, Frames: []string{"app.Task.run()V @2 [java]"}},
 		a.Examples[walkclass.TruncatedShort][0])
 
+	// Top kinds: every walk with frames, by class; the error walks have none.
+	assert.Equal(t, map[string]map[string]uint64{
+		walkclass.OK:             {"java": 10},
+		walkclass.Invalid:        {"java": 8},
+		walkclass.TruncatedShort: {"java": 1},
+	}, a.TopKinds)
+
 	v := s["vmstructs"]
 	assert.Zero(t, v.Walks)
+	assert.Nil(t, v.TopKinds)
 	assert.Equal(t, map[string]uint64{walkclass.OK: 0, walkclass.Invalid: 0, walkclass.TruncatedShort: 0, walkclass.TruncatedDepth: 0}, v.Classes)
+}
+
+func TestTopKind(t *testing.T) {
+	for _, c := range []struct {
+		f    samplelog.Frame
+		want string
+	}{
+		{f(recurse, 3), "java"},
+		{f(nativeSleep, -3), "native"}, // ASGCT's native bci
+		{typed(recurse, 3, samplelog.FrameInterpreted), "interpreted"},
+		{typed(recurse, 3, samplelog.FrameCompiled), "compiled"},
+		{typed(recurse, 3, samplelog.FrameInlined), "inlined"},
+		{typed(nativeSleep, -3, samplelog.FrameNative), "native"},
+		{typed(0x7f00, 0, samplelog.FrameCPP), "vm"},
+		{typed(0, 0, samplelog.FrameStub), "stub"},
+		{typed(recurse, 0, 99), "other"},
+	} {
+		assert.Equal(t, c.want, TopKind(c.f), "%+v", c.f)
+	}
+	c := New(testConfig())
+	c.Add(&samplelog.Record{Walker: 1, Result: 2, Frames: []samplelog.Frame{typed(recurse, 4, samplelog.FrameCompiled), f(threadRun, 1)}})
+	c.Add(&samplelog.Record{Walker: 1, Result: 2, Frames: []samplelog.Frame{typed(recurse, 4, samplelog.FrameInlined), f(threadRun, 1)}})
+	c.Add(&samplelog.Record{Walker: 1, Result: 1, Frames: []samplelog.Frame{typed(0, 0, samplelog.FrameStub)}})
+	assert.Equal(t, map[string]map[string]uint64{
+		walkclass.OK:             {"compiled": 1, "inlined": 1},
+		walkclass.TruncatedShort: {"stub": 1},
+	}, c.Summaries()["vmstructs"].TopKinds)
 }
 
 func TestWriteExamples(t *testing.T) {

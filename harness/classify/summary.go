@@ -29,6 +29,9 @@ type Summary struct {
 	UnresolvedIDs    uint64               `json:"unresolved_ids"` // distinct, counted up to 65536
 	LatencyNs        Quantiles            `json:"latency_ns"`     // walk_ns
 	OverheadNs       Quantiles            `json:"overhead_ns"`
+	// TopKinds counts the walks that returned frames by class and by the kind of their top
+	// frame (TopKind): which tiers a walker was caught in, the campaign's feedback tuples.
+	TopKinds map[string]map[string]uint64 `json:"top_kinds,omitempty"`
 	Examples         map[string][]Example `json:"examples"` // by class, at most MaxExamples each
 }
 
@@ -45,7 +48,63 @@ type walker struct {
 	unresolvedIDs            map[uint64]struct{}
 	latency, overhead        *histogram
 	examples                 map[string][]Example
+	// tops[c][k]: walks of the fixed class c (topOK..topInvalid) whose top frame is kind k;
+	// fixed arrays, as the ok path runs once per walk. Other classes are rare: a map.
+	tops      [4][numKinds]uint64
+	otherTops map[string]*[numKinds]uint64
 }
+
+// Indices of tops by class.
+const (
+	topOK = iota
+	topShort
+	topDepth
+	topInvalid
+)
+
+// Kinds of a walk's top frame, as TopKind names them.
+const (
+	kindJava = iota
+	kindInterpreted
+	kindCompiled
+	kindInlined
+	kindNative
+	kindVM
+	kindStub
+	kindOther
+	numKinds
+)
+
+var kindNames = [numKinds]string{"java", "interpreted", "compiled", "inlined", "native", "vm", "stub", "other"}
+
+// topKind is the kind index of f, a walk's top frame: its tier when the walker reports one;
+// native for a Java frame with ASGCT's native bci (-3) too.
+func topKind(f samplelog.Frame) int {
+	switch f.Type {
+	case samplelog.FrameJava:
+		if f.Bci == -3 {
+			return kindNative
+		}
+		return kindJava
+	case samplelog.FrameInterpreted:
+		return kindInterpreted
+	case samplelog.FrameCompiled:
+		return kindCompiled
+	case samplelog.FrameInlined:
+		return kindInlined
+	case samplelog.FrameNative:
+		return kindNative
+	case samplelog.FrameCPP:
+		return kindVM
+	case samplelog.FrameStub:
+		return kindStub
+	}
+	return kindOther
+}
+
+// TopKind names the kind of a walk's top frame: java (tier unknown), interpreted, compiled,
+// inlined, native, vm, stub or other.
+func TopKind(f samplelog.Frame) string { return kindNames[topKind(f)] }
 
 func newWalker(name string, codes CodeNamer) *walker {
 	return &walker{
@@ -77,22 +136,49 @@ func (w *walker) add(r *samplelog.Record, class, reason string, unresolved []uin
 	w.walks++
 	w.latency.record(uint64(r.WalkNs))
 	w.overhead.record(uint64(r.OverheadNs))
+	k := -1
+	if len(r.Frames) > 0 {
+		k = topKind(r.Frames[0])
+	}
 	switch class {
 	case walkclass.OK:
 		w.ok++
+		if k >= 0 {
+			w.tops[topOK][k]++
+		}
 		return
 	case walkclass.TruncatedShort:
 		w.short++
+		if k >= 0 {
+			w.tops[topShort][k]++
+		}
 	case walkclass.TruncatedDepth:
 		w.depth++
+		if k >= 0 {
+			w.tops[topDepth][k]++
+		}
 	case walkclass.Invalid:
 		w.broken++
 		w.reasons[reason]++
+		if k >= 0 {
+			w.tops[topInvalid][k]++
+		}
 	default:
 		if walkclass.IsError(class) {
 			w.errors[r.Result]++
 		} else {
 			w.other[class]++ // invalid:<reason> of the frame-validity oracle, biased
+			if k >= 0 {
+				if w.otherTops == nil {
+					w.otherTops = map[string]*[numKinds]uint64{}
+				}
+				a := w.otherTops[class]
+				if a == nil {
+					a = new([numKinds]uint64)
+					w.otherTops[class] = a
+				}
+				a[k]++
+			}
 		}
 	}
 	w.unresolvedFrames += uint64(len(unresolved))
@@ -131,6 +217,26 @@ func (w *walker) summary() *Summary {
 	}
 	for c, ex := range w.examples {
 		s.Examples[c] = append([]Example(nil), ex...)
+	}
+	addTops := func(class string, a *[numKinds]uint64) {
+		for k, n := range a {
+			if n == 0 {
+				continue
+			}
+			if s.TopKinds == nil {
+				s.TopKinds = map[string]map[string]uint64{}
+			}
+			if s.TopKinds[class] == nil {
+				s.TopKinds[class] = map[string]uint64{}
+			}
+			s.TopKinds[class][kindNames[k]] += n
+		}
+	}
+	for i, class := range [4]string{walkclass.OK, walkclass.TruncatedShort, walkclass.TruncatedDepth, walkclass.Invalid} {
+		addTops(class, &w.tops[i])
+	}
+	for c, a := range w.otherTops {
+		addTops(c, a)
 	}
 	return s
 }

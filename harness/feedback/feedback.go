@@ -8,14 +8,15 @@
 // differ between walker behaviours:
 //
 //	c|<walker>|<class>|jdk<N>         a walk class (ok, error:<code>, truncated:*, invalid:*)
+//	t|<walker>|<class>|<kind>|jdk<N>  a walk class with the kind of the walk's top frame
+//	                                  (interpreted, compiled, inlined, native, vm, stub, java)
 //	k|<walker>|<class>|jdk<N>         a known-stack verdict other than tagged
 //	d|<a~b>|<class>|jdk<N>            a differential class
 //	l|<walker>|p99<2^k ns>|jdk<N>     the walker's latency p99, by power of two
 //	o|<outcome>|jdk<N>                the run's outcome
 //	b|<bucket>                        a crash or hang bucket
 //
-// Tuples say nothing about the top frame's kind (interpreted, compiled, stub): the stored
-// run does not carry it.
+// Runs stored before the store's top_kinds column show no t| tuples.
 package feedback
 
 import (
@@ -36,6 +37,15 @@ func Tuples(r store.Run) []string {
 		for c, n := range cls {
 			if n > 0 {
 				set["c|"+w+"|"+c+"|"+jdk] = true
+			}
+		}
+	}
+	for w, cls := range r.TopKinds {
+		for c, kinds := range cls {
+			for k, n := range kinds {
+				if n > 0 {
+					set["t|"+w+"|"+c+"|"+k+"|"+jdk] = true
+				}
 			}
 		}
 	}

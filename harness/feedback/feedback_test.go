@@ -22,7 +22,8 @@ func TestTuples(t *testing.T) {
 		Classes:      map[string]map[string]uint64{"asgct": {"ok": 10, "error:unknown_Java": 2, "invalid": 0}},
 		KnownStack:   map[string]map[string]uint64{"asgct": {"tagged": 5, "ok": 4, "mismatch:frame": 1}},
 		Differential: map[string]map[string]uint64{"asgct~vmstructs": {"samples": 9, "agree": 9}},
-		Latency:      map[string]results.Latency{"asgct": {P50: 500, P99: 1500}}}
+		Latency:      map[string]results.Latency{"asgct": {P50: 500, P99: 1500}},
+		TopKinds:     map[string]map[string]map[string]uint64{"asgct": {"ok": {"java": 8, "native": 2, "stub": 0}}}}
 	assert.Equal(t, []string{
 		"b|b123",
 		"c|asgct|error:unknown_Java|jdk17", "c|asgct|ok|jdk17",
@@ -30,15 +31,16 @@ func TestTuples(t *testing.T) {
 		"k|asgct|mismatch:frame|jdk17", "k|asgct|ok|jdk17",
 		"l|asgct|p99<2^11|jdk17",
 		"o|crash|jdk17",
+		"t|asgct|ok|java|jdk17", "t|asgct|ok|native|jdk17",
 	}, Tuples(r))
 
 	p := NewPool()
-	assert.Equal(t, 8, p.Add(r))
+	assert.Equal(t, 10, p.Add(r))
 	assert.Equal(t, 0, p.Add(r), "nothing new the second time")
 	r.JDK = "25.0.3"
-	assert.Equal(t, 7, p.Add(r), "the same facts on another JDK are new; the bucket is not")
+	assert.Equal(t, 9, p.Add(r), "the same facts on another JDK are new; the bucket is not")
 	assert.Len(t, p.Interesting(), 2)
-	assert.Equal(t, 15, p.Seen())
+	assert.Equal(t, 19, p.Seen())
 }
 
 // world is a scripted JVM whose walk classes depend on the episode's dimensions, with rare

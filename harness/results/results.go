@@ -108,28 +108,31 @@ type Results struct {
 	Reason   string `json:"reason,omitempty"`
 	// Overload: the JVM stalled while its threads kept entering the handler and every walk
 	// returned; walkfuzz's signal rate, not a walker, was at fault. A note, never a finding.
-	Overload     string                       `json:"overload,omitempty"`
-	ExitCode     int                          `json:"exit_code"`
-	ExitSignal   string                       `json:"exit_signal,omitempty"`
-	Signals      Signals                      `json:"signals"`
-	Classes      map[string]map[string]uint64 `json:"classes"`
-	LatencyNs    map[string]Latency           `json:"latency_ns"`
-	OverheadNs   map[string]Latency           `json:"overhead_ns,omitempty"`
-	Unresolved   map[string]uint64            `json:"unresolved_methods,omitempty"`
-	KnownStack   map[string]map[string]uint64 `json:"known_stack,omitempty"`  // walks inside known-stack regions
-	Differential map[string]map[string]uint64 `json:"differential,omitempty"` // "a~b" -> class -> samples
-	Reference    map[string]map[string]uint64 `json:"reference,omitempty"`    // bottom-frame oracle per walker
-	Crash        *Finding                     `json:"crash,omitempty"`
-	Hang         *Finding                     `json:"hang,omitempty"`
-	Log          Log                          `json:"log"`
-	WorkloadOut  *Workload                    `json:"workload_result,omitempty"`
-	Threads      []Thread                     `json:"threads,omitempty"`
-	Notes        []string                     `json:"notes,omitempty"`
-	StartupMs    int64                        `json:"startup_ms"`
-	WallMs       int64                        `json:"wall_ms"`
-	RunDir       string                       `json:"run_dir"`
-	Episode      episode.Episode              `json:"episode"`
-	Extra        map[string]json.RawMessage   `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
+	Overload   string                       `json:"overload,omitempty"`
+	ExitCode   int                          `json:"exit_code"`
+	ExitSignal string                       `json:"exit_signal,omitempty"`
+	Signals    Signals                      `json:"signals"`
+	Classes    map[string]map[string]uint64 `json:"classes"`
+	// TopKinds: walks that returned frames, by walker, class and the kind of their top frame
+	// (classify.TopKind: interpreted, compiled, inlined, native, vm, stub, java).
+	TopKinds     map[string]map[string]map[string]uint64 `json:"top_kinds,omitempty"`
+	LatencyNs    map[string]Latency                      `json:"latency_ns"`
+	OverheadNs   map[string]Latency                      `json:"overhead_ns,omitempty"`
+	Unresolved   map[string]uint64                       `json:"unresolved_methods,omitempty"`
+	KnownStack   map[string]map[string]uint64            `json:"known_stack,omitempty"`  // walks inside known-stack regions
+	Differential map[string]map[string]uint64            `json:"differential,omitempty"` // "a~b" -> class -> samples
+	Reference    map[string]map[string]uint64            `json:"reference,omitempty"`    // bottom-frame oracle per walker
+	Crash        *Finding                                `json:"crash,omitempty"`
+	Hang         *Finding                                `json:"hang,omitempty"`
+	Log          Log                                     `json:"log"`
+	WorkloadOut  *Workload                               `json:"workload_result,omitempty"`
+	Threads      []Thread                                `json:"threads,omitempty"`
+	Notes        []string                                `json:"notes,omitempty"`
+	StartupMs    int64                                   `json:"startup_ms"`
+	WallMs       int64                                   `json:"wall_ms"`
+	RunDir       string                                  `json:"run_dir"`
+	Episode      episode.Episode                         `json:"episode"`
+	Extra        map[string]json.RawMessage              `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
 }
 
 // Finding reports whether the run is a crash or hang (exit code 1).

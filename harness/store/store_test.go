@@ -23,6 +23,7 @@ var t0 = time.Date(2025, 6, 1, 2, 0, 0, 0, time.UTC)
 func TestRunRoundTrip(t *testing.T) {
 	s := open(t, "h.db")
 	want := Synthetic("c1", 3, t0)
+	want.TopKinds = map[string]map[string]map[string]uint64{"vmstructs": {"ok": {"compiled": 5, "interpreted": 2}}}
 	require.NoError(t, s.AddRun(want))
 	got, err := s.Runs(Filter{Campaigns: []string{"c1"}})
 	require.NoError(t, err)
@@ -31,6 +32,7 @@ func TestRunRoundTrip(t *testing.T) {
 	assert.Equal(t, want.Classes, got[0].Classes)
 	assert.Equal(t, want.Latency, got[0].Latency)
 	assert.Equal(t, want.Signals, got[0].Signals)
+	assert.Equal(t, want.TopKinds, got[0].TopKinds)
 	assert.Equal(t, want.Seed, got[0].Seed)
 	assert.True(t, want.Started.Equal(got[0].Started))
 }
