@@ -21,18 +21,18 @@ type Quantiles struct {
 
 // Summary is one walker's aggregate over a run.
 type Summary struct {
-	Walker           string               `json:"walker"`
-	Walks            uint64               `json:"walks"`
-	Classes          map[string]uint64    `json:"classes"`
-	Invalid          map[string]uint64    `json:"invalid_reasons"` // invalid walks by first bad frame
-	UnresolvedFrames uint64               `json:"unresolved_frames"`
-	UnresolvedIDs    uint64               `json:"unresolved_ids"` // distinct, counted up to 65536
-	LatencyNs        Quantiles            `json:"latency_ns"`     // walk_ns
-	OverheadNs       Quantiles            `json:"overhead_ns"`
+	Walker           string            `json:"walker"`
+	Walks            uint64            `json:"walks"`
+	Classes          map[string]uint64 `json:"classes"`
+	Invalid          map[string]uint64 `json:"invalid_reasons"` // invalid walks by first bad frame
+	UnresolvedFrames uint64            `json:"unresolved_frames"`
+	UnresolvedIDs    uint64            `json:"unresolved_ids"` // distinct, counted up to 65536
+	LatencyNs        Quantiles         `json:"latency_ns"`     // walk_ns
+	OverheadNs       Quantiles         `json:"overhead_ns"`
 	// TopKinds counts the walks that returned frames by class and by the kind of their top
 	// frame (TopKind): which tiers a walker was caught in, the campaign's feedback tuples.
 	TopKinds map[string]map[string]uint64 `json:"top_kinds,omitempty"`
-	Examples         map[string][]Example `json:"examples"` // by class, at most MaxExamples each
+	Examples map[string][]Example         `json:"examples"` // by class, at most MaxExamples each
 }
 
 type walker struct {
