@@ -56,6 +56,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"unknown walker in an episode file", []string{"run", "--episode", badEpisode, "--out", filepath.Join(tmp, "e")}, `unknown walker "asgtc"`},
 		{"missing plugin in fuzz", []string{"fuzz", "--budget", "1s", "--walkers", "asgct,asgct+plugin:/nonexistent/libw.so"}, "walker plugin /nonexistent/libw.so not found"},
 		{"unknown workload", []string{"run", "--workload", "nosuch"}, "unknown workload"},
+		{"read faults for asgct", []string{"run", "--walker", "asgct", "--read-fault-ppm", "100"}, "vmstructs and plugin walkers only"},
+		{"read faults out of range", []string{"run", "--walker", "vmstructs", "--read-fault-ppm", "2000000"}, "out of range"},
 		{"interval under floor", []string{"run", "--interval", "5us"}, "10us"},
 		{"unparsable interval", []string{"run", "--interval", "fast"}, "invalid argument"},
 		{"malformed seed", []string{"run", "--seed", "0xZZ"}, "malformed seed"},

@@ -38,6 +38,7 @@ type runFlags struct {
 	inject      string
 	jvmFlags    string
 	perturb     int
+	readFault   int
 	reference   int
 	hangTimeout time.Duration
 	episodeFile string
@@ -52,7 +53,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", ")+" (default: recursion, or chosen by --seed)")
 	fl.DurationVar(&f.duration, "duration", 0, "how long the workload runs (default 10s, or chosen by --seed)")
 	fl.DurationVar(&f.interval, "interval", 0, "signal interval, 10us or more (default 100us, or chosen by --seed)")
-	fl.StringVar(&f.mode, "mode", "", "signal source: cpu, wall, cpu-timer, tgkill (default cpu, or chosen by --seed)")
+	fl.StringVar(&f.mode, "mode", "", "signal source: cpu, wall, cpu-timer, tgkill, or cpu+wall (both engines on every thread, two signals) (default cpu, or chosen by --seed)")
 	fl.StringVar(&f.seed, "seed", "", "episode seed (hex); the seed chooses every dimension not given by a flag")
 	fl.StringVar(&f.jdk, "jdk", "", "JDK: a major version (17, 25) or a JAVA_HOME (default: newest LTS found)")
 	fl.StringVar(&f.out, "out", "", "run directory (default results/runs/<time>-<seed>)")
@@ -65,6 +66,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.inject, "inject", "", "test only: segv@N or hang@N makes the handler fault or block at walk N")
 	fl.StringVar(&f.jvmFlags, "jvm-flags", "\x00", "JVM flags, space-separated (\"\" for none; default: none, or chosen by --seed)")
 	fl.IntVar(&f.perturb, "perturb-registers", -1, "percent of walks on a perturbed ucontext (register fuzzing)")
+	fl.IntVar(&f.readFault, "read-fault-ppm", -1, "per million of the walker's protected memory reads, how many the agent fails as if unmapped (vmstructs and plugins; default 0, or chosen by --seed)")
 	fl.IntVar(&f.reference, "reference-pct", 0, "percent of signals re-walked at the thread's next safepoint (bottom-frame oracle)")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.StringVar(&f.episodeFile, "episode", "", "run exactly this episode JSON (from a run directory or the corpus)")
@@ -133,6 +135,12 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		}
 	}
 	e.Inject = f.inject
+	if f.readFault >= 0 {
+		if f.readFault > 0 && !episode.ReadFaultsApply(e.Walkers) {
+			return e, usageErr("--read-fault-ppm applies to vmstructs and plugin walkers only (walkers: %s)", strings.Join(e.Walkers, ","))
+		}
+		e.Perturb.ReadFaultPPM = f.readFault
+	}
 	if f.reference > 0 {
 		e.Perturb.ReferencePct = f.reference
 	}
