@@ -3,7 +3,8 @@ package episode
 // Plain is the episode of a run given no seed: the defaults everywhere a pin leaves open
 // (recursion, cpu signals every 100us for 10s, 4 threads, depth 2048, no JVM flags), and
 // nothing hostile added: no jitter, no register fuzzing, every thread signalled, and
-// deoptimization only where the workload is about it (deopt, mix).
+// deoptimization only where the workload is about it (deopt, mix); no JIT forcing, no
+// class redefinition.
 func Plain(p Pins) Episode {
 	none := []string{}
 	zero := 0
@@ -37,6 +38,8 @@ func Plain(p Pins) Episode {
 	e := Derive(0, p)
 	e.Signals.Pattern = "all"
 	e.Perturb.DeoptIntervalMs = 0
+	e.Perturb.JITPeriodMs, e.Perturb.JITMethods, e.Perturb.JITLevels = 0, 0, ""
+	e.Perturb.RedefineMs = 0
 	if e.Workload == "deopt" || e.Workload == "mix" {
 		e.Perturb.DeoptIntervalMs = 250
 	}

@@ -2,6 +2,7 @@ package episode
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
@@ -144,6 +145,15 @@ func Derive(seed Seed, p Pins) Episode {
 	readFaultPPM := []int{0, 100, 1000, 10000, 100000}[r.weighted(60, 10, 10, 10, 10)]
 	twoEngines := r.chance(5) // mode cpu+wall in place of the mode drawn above
 	vthreads := r.chance(6)   // the vthreads workload in place of the one drawn above
+	// WhiteBox JIT forcing: a period, how many methods, and which levels (a non-empty subset
+	// of 0..4 from five coin flips; none set means all five).
+	jitOn := r.chance(15)
+	jitPeriod := []int{20, 50, 100, 250}[r.weighted(20, 30, 30, 20)]
+	jitMethods := 1 + r.intn(8)
+	jitLevelBits := r.intn(32)
+	// Class redefinition: its period.
+	redefineOn := r.chance(12)
+	redefineMs := []int{5, 20, 50, 200}[r.weighted(20, 30, 30, 20)]
 
 	// Pins override after all draws.
 	if p.Workload != "" {
@@ -192,6 +202,16 @@ func Derive(seed Seed, p Pins) Episode {
 	if twoEngines && p.Mode == "" && (len(p.Modes) == 0 || contains(p.Modes, "cpu") && contains(p.Modes, "wall")) {
 		e.Signals.Mode = ModeCPUWall
 	}
+	if PerturbsWorkload(e.Workload) {
+		if jitOn {
+			e.Perturb.JITPeriodMs = jitPeriod
+			e.Perturb.JITMethods = jitMethods
+			e.Perturb.JITLevels = jitLevels(jitLevelBits)
+		}
+		if redefineOn {
+			e.Perturb.RedefineMs = redefineMs
+		}
+	}
 	if e.Signals.Mode == ModeCPUWall && e.Signals.Signal2 == 0 {
 		e.Signals.Signal2 = SignalWall
 	}
@@ -210,6 +230,24 @@ func ReadFaultsApply(walkers []string) bool {
 		}
 	}
 	return false
+}
+
+// PerturbsWorkload reports whether the workload runs the JIT-forcing and redefinition
+// helpers: the built-in ones (walkfuzz.workloads.Main), not apps, suites or user programs.
+func PerturbsWorkload(workload string) bool { return contains(Builtin, workload) }
+
+// jitLevels turns five seeded bits into the levels a JIT-forcing episode cycles through.
+func jitLevels(bits int) string {
+	var out []string
+	for l := 0; l <= 4; l++ {
+		if bits&(1<<l) != 0 {
+			out = append(out, strconv.Itoa(l))
+		}
+	}
+	if len(out) == 0 {
+		return "0,1,2,3,4"
+	}
+	return strings.Join(out, ",")
 }
 
 // fallbackMode replaces a drawn mode the machine refuses: the allowed modes keep their

@@ -4,6 +4,7 @@ package episode
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,20 @@ type Perturbations struct {
 	// ReadFaultPPM: per million of the walker's protected memory reads, the share the agent
 	// fails as if the memory were unmapped (vmstructs and plugins only; 0 = off).
 	ReadFaultPPM int `json:"read_fault_ppm,omitempty"`
+	// JIT forcing through WhiteBox (built-in workloads only; 0 = off): every JITPeriodMs the
+	// workload's helper thread takes JITMethods seeded methods of the workload's own classes
+	// and drives each to one of JITLevels (0 interpreted: deoptimized and made not
+	// compilable; 1-3 C1; 4 C2: deoptimized, then enqueueMethodForCompilation at that level),
+	// so interpreted, C1 and C2 frames of one method mix on the stacks being walked.
+	// JITLevels is a comma-separated list ("0,1,4"), a string so Perturbations stay comparable.
+	JITPeriodMs int    `json:"jit_period_ms,omitempty"`
+	JITMethods  int    `json:"jit_methods,omitempty"`
+	JITLevels   string `json:"jit_levels,omitempty"`
+	// RedefineMs: period of class redefinition through java.lang.instrument (built-in
+	// workloads only; 0 = off): the workload's hot classes redefined with their own bytes
+	// (EMCP methods), a small hot class flipped between two bodies (obsolete methods), and
+	// throwaway copies of it redefined and unloaded while walks hold their jmethodIDs.
+	RedefineMs int `json:"redefine_ms,omitempty"`
 }
 
 // Episode is everything needed to run once; results.json embeds it so a run can be replayed
@@ -142,12 +157,47 @@ func (e *Episode) Validate() error {
 	if e.Perturb.ReadFaultPPM < 0 || e.Perturb.ReadFaultPPM > 1000000 {
 		return fmt.Errorf("read faults %d ppm out of range 0..1000000", e.Perturb.ReadFaultPPM)
 	}
+	if e.Perturb.JITPeriodMs < 0 || e.Perturb.JITMethods < 0 || e.Perturb.RedefineMs < 0 {
+		return fmt.Errorf("negative perturbation: jit_period_ms %d, jit_methods %d, redefine_ms %d",
+			e.Perturb.JITPeriodMs, e.Perturb.JITMethods, e.Perturb.RedefineMs)
+	}
+	if e.Perturb.JITPeriodMs > 0 {
+		if e.Perturb.JITMethods < 1 || e.Perturb.JITMethods > 64 {
+			return fmt.Errorf("jit_methods %d out of range 1..64 (jit_period_ms is %d)", e.Perturb.JITMethods, e.Perturb.JITPeriodMs)
+		}
+		if e.Perturb.JITLevels == "" {
+			return fmt.Errorf("jit_period_ms %d without jit_levels: give levels from 0 (interpreted) to 4 (C2), e.g. \"0,1,4\"", e.Perturb.JITPeriodMs)
+		}
+	}
+	if _, err := ParseJITLevels(e.Perturb.JITLevels); err != nil {
+		return err
+	}
+	if (e.Perturb.JITPeriodMs > 0 || e.Perturb.RedefineMs > 0) && (len(e.JavaArgs) > 0 || !slices.Contains(Builtin, e.Workload)) {
+		return fmt.Errorf("jit_period_ms and redefine_ms act in the built-in workloads only (%s): set them to 0 for %q",
+			strings.Join(Builtin, ", "), e.Workload)
+	}
 	if e.Inject != "" {
 		if err := checkInject(e.Inject); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ParseJITLevels reads Perturbations.JITLevels ("0,1,4"; "" is none).
+func ParseJITLevels(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		l, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || l < 0 || l > 4 {
+			return nil, fmt.Errorf("bad jit_levels %q: give levels 0 (interpreted) to 4 (C2), comma-separated, e.g. \"0,1,4\"", s)
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 func checkInject(s string) error {

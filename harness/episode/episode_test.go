@@ -159,3 +159,50 @@ func TestTwoEnginesDrawnRarely(t *testing.T) {
 	pinned.Signals.Signal2 = pinned.Signals.Signal
 	assert.Error(t, pinned.Validate())
 }
+
+// JIT forcing and class redefinition are drawn last (issue 16), only for built-in workloads,
+// and a hand-written episode with them is checked.
+func TestJITAndRedefineDrawnLate(t *testing.T) {
+	jit, redef := 0, 0
+	for i := uint64(0); i < 2000; i++ {
+		seed := Seed(i * 0x9E3779B97F4A7C15)
+		e := Derive(seed, Pins{})
+		if e.Perturb.JITPeriodMs > 0 {
+			jit++
+			levels, err := ParseJITLevels(e.Perturb.JITLevels)
+			require.NoError(t, err)
+			assert.NotEmpty(t, levels)
+			assert.True(t, e.Perturb.JITMethods >= 1 && e.Perturb.JITMethods <= 8)
+		}
+		if e.Perturb.RedefineMs > 0 {
+			redef++
+		}
+		app := Derive(seed, Pins{Workload: "h2"})
+		assert.Zero(t, app.Perturb.JITPeriodMs, "seed %s", seed)
+		assert.Zero(t, app.Perturb.RedefineMs, "seed %s", seed)
+	}
+	assert.InDelta(t, 300, jit, 70, "about 15%% of seeds force the JIT")
+	assert.InDelta(t, 240, redef, 60, "about 12%% of seeds redefine classes")
+	p := Plain(Pins{})
+	assert.Zero(t, p.Perturb.JITPeriodMs)
+	assert.Zero(t, p.Perturb.RedefineMs)
+
+	base := Derive(1, Pins{})
+	for want, mut := range map[string]func(e *Episode){
+		"without jit_levels":            func(e *Episode) { e.Perturb.JITPeriodMs, e.Perturb.JITMethods = 50, 2 },
+		"bad jit_levels \"0,5\"":        func(e *Episode) { e.Perturb.JITPeriodMs, e.Perturb.JITMethods, e.Perturb.JITLevels = 50, 2, "0,5" },
+		"jit_methods 0 out of range":    func(e *Episode) { e.Perturb.JITPeriodMs, e.Perturb.JITLevels = 50, "4" },
+		"act in the built-in workloads": func(e *Episode) { e.Workload, e.Perturb.RedefineMs = "h2", 20 },
+		"negative perturbation":         func(e *Episode) { e.Perturb.RedefineMs = -1 },
+	} {
+		e := base
+		mut(&e)
+		assert.ErrorContains(t, e.Validate(), want)
+	}
+	ok := base
+	ok.Perturb.JITPeriodMs, ok.Perturb.JITMethods, ok.Perturb.JITLevels, ok.Perturb.RedefineMs = 50, 3, "0,4", 20
+	require.NoError(t, ok.Validate())
+	var back Episode
+	require.NoError(t, json.Unmarshal(ok.JSON(), &back))
+	assert.Equal(t, ok, back, "stored whole in the episode file")
+}

@@ -3,7 +3,7 @@ package episode
 import "slices"
 
 // Dimensions are what a mutation may change, one at a time, in the order Mutate draws them.
-var Dimensions = []string{"mode", "interval", "jitter", "pattern", "threads", "depth", "jvm_flags", "register", "deopt", "phase"}
+var Dimensions = []string{"mode", "interval", "jitter", "pattern", "threads", "depth", "jvm_flags", "register", "deopt", "phase", "jit", "redefine"}
 
 // Mutate returns parent with one dimension changed, and that dimension's name. The new value
 // is the one the mutation's seed derives for the same workload, walkers and JDK (a donor
@@ -52,6 +52,15 @@ func apply(e *Episode, donor Episode, dim string) bool {
 		return set(&e.Perturb.RegisterPct, donor.Perturb.RegisterPct)
 	case "deopt":
 		return set(&e.Perturb.DeoptIntervalMs, donor.Perturb.DeoptIntervalMs)
+	case "jit": // period, methods and levels are one dimension
+		p, d := &e.Perturb, donor.Perturb
+		if p.JITPeriodMs == d.JITPeriodMs && p.JITMethods == d.JITMethods && p.JITLevels == d.JITLevels {
+			return false
+		}
+		p.JITPeriodMs, p.JITMethods, p.JITLevels = d.JITPeriodMs, d.JITMethods, d.JITLevels
+		return true
+	case "redefine":
+		return set(&e.Perturb.RedefineMs, donor.Perturb.RedefineMs)
 	case "phase":
 		v, ok := donor.WorkloadParams["phase_ms"]
 		if !ok || e.WorkloadParams["phase_ms"] == v {
