@@ -71,7 +71,6 @@ demo: setup build
 	rm -rf results/demo.db results/demo-corpus results/demo-runs  # each demo is a new campaign
 	bin/walkfuzz walkers
 	bin/walkfuzz fuzz --budget $(DEMO_BUDGET) --duration-cap 6s --seed-base 0xde70 \
-		--walkers "$$(bin/walkfuzz walkers --supported)" \
 		--workloads recursion,lambdas,stubs,loops,deopt,exceptions \
 		--store results/demo.db --corpus results/demo-corpus --runs-dir results/demo-runs; \
 		test $$? -le 1
@@ -83,7 +82,7 @@ demo: setup build
 # found; a signal mode the machine refuses is left out with a note.
 NIGHTLY_BUDGET ?= 30m
 nightly: setup build
-	bin/walkfuzz nightly --budget $(NIGHTLY_BUDGET) --walkers "$$(bin/walkfuzz walkers --supported),asgct+vmstructs" --jdks all \
+	bin/walkfuzz nightly --budget $(NIGHTLY_BUDGET) \
 		--store results/walkfuzz.db --corpus corpus --junit results/nightly-junit.xml; \
 	status=$$?; bin/walkfuzz report --store results/walkfuzz.db --corpus corpus --out reports/out; exit $$status
 

@@ -49,9 +49,9 @@ func (f *campaignFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.DurationVar(&f.budget, "budget", 30*time.Minute, "wall time for fuzzing; no episode starts that cannot finish within it")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "parallel JVMs (default: bounded by cores and available memory at 1 GiB per JVM)")
-	fl.StringVar(&f.walkers, "walkers", walker.ASGCT, "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
+	fl.StringVar(&f.walkers, "walkers", "", "walkers, comma-separated, one chosen per episode by its seed; join with + to run together in one handler (asgct+vmstructs): "+strings.Join(walker.Names(), ", ")+", plugin:PATH (default: every walker this machine runs, each alone, and asgct+vmstructs)")
 	fl.StringVar(&f.workloads, "workloads", "", "workloads to choose from, comma-separated (default: every built-in one)")
-	fl.StringVar(&f.jdks, "jdks", "", "JDKs to choose from, comma-separated major versions or JAVA_HOMEs, or all: every JDK walkfuzz jdks lists (default: the newest LTS found)")
+	fl.StringVar(&f.jdks, "jdks", "", "JDKs to choose from, comma-separated major versions or JAVA_HOMEs, or all: every JDK walkfuzz jdks lists (default all); each episode gets a JDK that runs its walkers")
 	fl.StringVar(&f.store, "store", store.DefaultPath, "run history database")
 	fl.StringVar(&f.corpus, "corpus", "corpus", "findings directory (one folder per crash or hang bucket)")
 	fl.StringVar(&f.runsDir, "runs-dir", "results/campaigns", "where run directories go (<dir>/<campaign>/<index>-<seed>)")
@@ -65,11 +65,13 @@ func (f *campaignFlags) register(c *cobra.Command) {
 // spec builds the campaign's spec from the flags, checking every name.
 func (f *campaignFlags) spec() (campaign.Spec, error) {
 	var s campaign.Spec
-	sets, err := walker.ParseSets(f.walkers)
-	if err != nil {
-		return s, usageErr("bad --walkers: %w", err)
+	if f.walkers != "" {
+		sets, err := walker.ParseSets(f.walkers)
+		if err != nil {
+			return s, usageErr("bad --walkers: %w", err)
+		}
+		s.Walkers = sets
 	}
-	s.Walkers = sets
 	for _, w := range splitList(f.workloads) {
 		if !slices.Contains(episode.Builtin, w) && !slices.Contains(episode.Apps, w) {
 			return s, usageErr("unknown workload %q in --workloads: use %s", w, strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", "))
@@ -83,7 +85,7 @@ func (f *campaignFlags) spec() (campaign.Spec, error) {
 		s.Modes = append(s.Modes, m)
 	}
 	s.JDKs = splitList(f.jdks)
-	if f.jdks == "all" {
+	if f.jdks == "all" || f.jdks == "" {
 		s.JDKs = everyJDK(jdk.Discover())
 	}
 	if f.feedback < 0 || f.feedback > 100 {
@@ -248,6 +250,9 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			spec, err := f.spec()
 			if err != nil {
+				return err
+			}
+			if err := f.applySupport(&spec, os.Stderr); err != nil {
 				return err
 			}
 			if seedBase != "" {

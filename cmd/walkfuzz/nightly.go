@@ -42,6 +42,9 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			if err != nil {
 				return err
 			}
+			if err := f.applySupport(&spec, os.Stderr); err != nil {
+				return err
+			}
 			if err := f.leaveOutRefusedModes(&spec, os.Stderr); err != nil {
 				return err
 			}

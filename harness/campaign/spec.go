@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,11 @@ type Spec struct {
 	// FeedbackPct: the share of indices that run a mutation of an interesting episode
 	// (harness/feedback); 0 is a blind campaign, every index its seed's fresh episode.
 	FeedbackPct int `json:"feedback_pct,omitempty"`
+	// Unsupported: per JDK spec of JDKs, the walkers that cannot run there (probed when the
+	// campaign began: the Zero VM has no JFR and no compiled frames for vmstructs). An
+	// episode draws its JDK among those that run its whole walker set, so a campaign over
+	// every JDK never spends episodes on harness errors.
+	Unsupported map[string][]string `json:"unsupported,omitempty"`
 }
 
 // SeedFor is the seed of index i: a splitmix64 step from the base, so neighbouring indices
@@ -72,14 +78,32 @@ func (s Spec) Episode(i int64) episode.Episode {
 	if len(s.Walkers) > 0 {
 		p.Walkers = s.Walkers[pick(seed, 0x77a1, len(s.Walkers))]
 	}
-	if len(s.JDKs) > 0 {
-		p.JDK = s.JDKs[pick(seed, 0x1dc, len(s.JDKs))]
+	if jdks := s.jdksFor(p.Walkers); len(jdks) > 0 {
+		p.JDK = jdks[pick(seed, 0x1dc, len(jdks))]
 	}
 	e := episode.Derive(seed, p)
 	if s.DurationCap > 0 && e.DurationMs > s.DurationCap {
 		e.DurationMs = s.DurationCap
 	}
 	return e
+}
+
+// jdksFor lists the JDKs of the spec that run every walker of set; all of them when none
+// does (the runs then say why) or nothing was probed.
+func (s Spec) jdksFor(set []string) []string {
+	if len(s.Unsupported) == 0 {
+		return s.JDKs
+	}
+	var out []string
+	for _, j := range s.JDKs {
+		if !slices.ContainsFunc(set, func(w string) bool { return slices.Contains(s.Unsupported[j], w) }) {
+			out = append(out, j)
+		}
+	}
+	if len(out) == 0 {
+		return s.JDKs
+	}
+	return out
 }
 
 // Len is the campaign's size, 0 for unbounded.

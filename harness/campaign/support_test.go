@@ -1,0 +1,42 @@
+package campaign
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A campaign over every JDK draws each episode's JDK among those that run its walkers: the
+// Zero VM never gets a vmstructs or jfr episode, and without probes nothing changes.
+func TestEpisodesDrawOnlyJDKsThatRunTheirWalkers(t *testing.T) {
+	base := Spec{SeedBase: 0x5eed, JDKs: []string{"25", "17", "/jdks/17-zero"},
+		Walkers: [][]string{{"asgct"}, {"vmstructs"}, {"jfr"}, {"asgct", "vmstructs"}}}
+	probed := base
+	probed.Unsupported = map[string][]string{"/jdks/17-zero": {"vmstructs", "jfr"}}
+	seen := map[string]map[string]int{}
+	for i := int64(0); i < 400; i++ {
+		e := probed.Episode(i)
+		set := e.Walkers[len(e.Walkers)-1] + "/" + e.Walkers[0]
+		if seen[set] == nil {
+			seen[set] = map[string]int{}
+		}
+		seen[set][e.JDK]++
+		if e.JDK == "/jdks/17-zero" {
+			assert.Equal(t, []string{"asgct"}, e.Walkers, "index %d", i)
+		}
+		// Walker sets every JDK runs keep the blind draw exactly.
+		if e.JDK != "/jdks/17-zero" && len(e.Walkers) == 1 && e.Walkers[0] == "asgct" {
+			assert.Equal(t, base.Episode(i), e, "index %d", i)
+		}
+	}
+	assert.Positive(t, seen["asgct/asgct"]["/jdks/17-zero"], "asgct still runs on Zero")
+	for _, set := range []string{"vmstructs/vmstructs", "jfr/jfr", "vmstructs/asgct"} {
+		assert.Zero(t, seen[set]["/jdks/17-zero"], set)
+		assert.Positive(t, seen[set]["17"], set)
+		assert.Positive(t, seen[set]["25"], set)
+	}
+	// A walker no JDK runs keeps every JDK: its runs say why.
+	none := base
+	none.Unsupported = map[string][]string{"25": {"jvmti"}, "17": {"jvmti"}, "/jdks/17-zero": {"jvmti"}}
+	assert.Equal(t, base.JDKs, none.jdksFor([]string{"jvmti"}))
+}
