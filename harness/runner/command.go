@@ -129,13 +129,36 @@ func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options, 
 		return nil, fmt.Errorf("workloads jar %s not found: run make", art.Workloads)
 	}
 	args = append(args, "-Dwalkfuzz.jni.lib="+art.JNILib)
-	if e.Perturb.DeoptIntervalMs > 0 {
-		args = append(args, "-Xbootclasspath/a:"+art.Workloads, "-XX:+UnlockDiagnosticVMOptions",
+	if e.Perturb.DeoptIntervalMs > 0 || e.Perturb.JITPeriodMs > 0 {
+		// Only the WhiteBox declarations go on the boot class path, so the workload's own
+		// classes stay the application loader's.
+		wb := WhiteBoxJar(art)
+		if !artifacts.Exists(wb) {
+			return nil, fmt.Errorf("unsupported: deoptimization and JIT forcing need %s: run make", wb)
+		}
+		args = append(args, "-Xbootclasspath/a:"+wb, "-XX:+UnlockDiagnosticVMOptions",
 			"-XX:+WhiteBoxAPI", "-Dwalkfuzz.whitebox=true")
+	}
+	if e.Perturb.DeoptIntervalMs > 0 {
 		params = append(params, "deopt_interval_ms="+strconv.Itoa(e.Perturb.DeoptIntervalMs))
+	}
+	if e.Perturb.JITPeriodMs > 0 {
+		params = append(params, "jit_period_ms="+strconv.Itoa(e.Perturb.JITPeriodMs),
+			"jit_methods="+strconv.Itoa(e.Perturb.JITMethods), "jit_levels="+e.Perturb.JITLevels)
+	}
+	if e.Perturb.RedefineMs > 0 {
+		// workloads.jar is its own Java agent (java.lang.instrument: Premain-Class Redefiner).
+		args = append(args, "-javaagent:"+art.Workloads)
+		params = append(params, "redefine_ms="+strconv.Itoa(e.Perturb.RedefineMs))
 	}
 	args = append(args, "-cp", art.Workloads, "walkfuzz.workloads.Main", e.Workload)
 	return append(args, params...), nil
+}
+
+// WhiteBoxJar is the jar of WhiteBox declarations built beside workloads.jar, for
+// -Xbootclasspath/a.
+func WhiteBoxJar(art artifacts.Paths) string {
+	return filepath.Join(filepath.Dir(art.Workloads), "whitebox.jar")
 }
 
 // writable checks a run directory can be created and written, without leaving anything

@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
-import jdk.test.whitebox.WhiteBox;
 
 /**
  * Deoptimization storms. Each round takes a fresh copy of {@link Kernel} (new methods, empty
@@ -168,12 +167,12 @@ final class Deopt implements Workload {
         final long start = System.nanoTime();
         final long end;
         final int[] order = new int[1 + LATE_FLIPS.length];
-        final WhiteBox wb;
+        final Wb wb;
         IntConsumer flipper;
         Method hot;
         int done;
 
-        Round(Ctx ctx, WhiteBox wb) {
+        Round(Ctx ctx, Wb wb) {
             this.wb = wb;
             end = Math.min(start + roundMs * 1_000_000L, ctx.phaseEnd); // under mix, a round fits its phase
             order[0] = Kernel.CHA; // needs the still-monomorphic kernel
@@ -218,7 +217,7 @@ final class Deopt implements Workload {
 
     @Override
     public void work(Ctx ctx) throws ReflectiveOperationException {
-        WhiteBox wb = ctx.run.whitebox();
+        Wb wb = ctx.run.whitebox();
         while (ctx.running()) {
             Round round = new Round(ctx, wb);
             Class<?> k = FreshLoader.copy(Kernel.class);

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import jdk.test.whitebox.WhiteBox;
 
 /**
  * Entry point: {@code java -cp workloads.jar walkfuzz.workloads.Main <workload> [key=value ...]}.
@@ -91,10 +90,21 @@ public final class Main {
         Run run;
         Workload workload;
         int fixedDeoptMs;
+        int jitMs;
+        int jitMethods;
+        int[] jitLevels;
+        int redefineMs;
         try {
             run = new Run(name, Arrays.asList(args).subList(1, args.length));
             workload = factory.make(run);
             fixedDeoptMs = run.optionalInt("deopt_interval_ms", 1);
+            jitMs = run.optionalInt("jit_period_ms", 1);
+            jitMethods = run.optionalInt("jit_methods", 1);
+            jitLevels = run.intListKey("jit_levels", 0, 5, 0, 4);
+            for (int l : jitLevels) {
+                if (l > 4) throw new Run.BadArgs("jit_levels: level " + l + " is not 0..4");
+            }
+            redefineMs = run.optionalInt("redefine_ms", 1);
             run.optionalInt("phase_ms", 1); // accepted by every workload (the harness always passes it); mix reads it
             run.requireAllUsed();
         } catch (Run.BadArgs e) {
@@ -111,6 +121,9 @@ public final class Main {
         for (Worker w : workers) {
             new WfThread(run.threadName(w.ctx.index), w).start();
         }
+        long end = t0 + TimeUnit.MILLISECONDS.toNanos(run.durationMs);
+        JitForcer jit = startJit(run, workload, jitMs, jitMethods, jitLevels, end);
+        Redefiner redefiner = startRedefiner(run, workload, redefineMs, end);
         // deopt always perturbs (seeded 100-400 ms intervals); other workloads only when asked.
         boolean storm = fixedDeoptMs > 0 || name.equals("deopt");
         int deopts = perturb(run, t0, storm, fixedDeoptMs);
@@ -126,9 +139,45 @@ public final class Main {
 
         Checks checks = new Checks(false);
         workload.check(checks);
+        if (jit != null) jit.report(checks);
+        if (redefiner != null) redefiner.report(checks);
         commonChecks(checks, run, workers, stopAt, deopts, fixedDeoptMs);
         checks.print(System.out);
         return 0;
+    }
+
+    /** Starts the JIT-forcing helper (jit_period_ms > 0) when WhiteBox is bound; else says why not. */
+    private static JitForcer startJit(Run run, Workload workload, int periodMs, int methods, int[] levels, long end) {
+        if (periodMs <= 0) return null;
+        if (run.whitebox() == null) {
+            String why = run.whiteboxError() != null ? run.whiteboxError()
+                    : "WhiteBox not requested (-Dwalkfuzz.whitebox=true, -Xbootclasspath/a:bin/whitebox.jar, -XX:+WhiteBoxAPI)";
+            System.out.println("walkfuzz-whitebox: unavailable, no JIT forcing: " + why);
+            return null;
+        }
+        List<Workload> parts = workload instanceof Mix ? ((Mix) workload).parts() : List.of(workload);
+        JitForcer jit = new JitForcer(run, run.whitebox(), JitForcer.classesOf(parts), periodMs, Math.max(1, methods), levels, end);
+        new WfThread(run.nextThreadName(), jit).start();
+        return jit;
+    }
+
+    /** Starts class redefinition (redefine_ms > 0) when the JVM runs workloads.jar as its Java agent. */
+    private static Redefiner startRedefiner(Run run, Workload workload, int periodMs, long end) {
+        if (periodMs <= 0) return null;
+        if (Redefiner.instrumentation() == null) {
+            System.out.println("walkfuzz-redefine: unavailable, no redefinition: the JVM was not started with -javaagent:workloads.jar");
+            return null;
+        }
+        String prefix = workload instanceof Mix ? "walkfuzz.workloads" : workload.getClass().getName();
+        try {
+            Redefiner r = new Redefiner(run, periodMs, prefix, end);
+            new WfThread(run.nextThreadName(), r.hot()).start();
+            new WfThread(run.nextThreadName(), r).start();
+            return r;
+        } catch (java.io.IOException e) {
+            System.out.println("walkfuzz-redefine: unavailable, no redefinition: " + e.getMessage());
+            return null;
+        }
     }
 
     /**
@@ -137,7 +186,7 @@ public final class Main {
      * Returns how many times.
      */
     private static int perturb(Run run, long t0, boolean storm, int fixedMs) throws InterruptedException {
-        WhiteBox wb = storm ? run.whitebox() : null;
+        Wb wb = storm ? run.whitebox() : null;
         SplittableRandom rnd = run.keyRandom("deopt_interval_ms");
         long end = t0 + TimeUnit.MILLISECONDS.toNanos(run.durationMs);
         long next = wb == null ? Long.MAX_VALUE : t0 + deoptInterval(fixedMs, rnd);
@@ -212,6 +261,7 @@ public final class Main {
         System.err.println("usage: java -cp workloads.jar walkfuzz.workloads.Main <workload> [key=value ...]");
         System.err.println("workloads: " + String.join(", ", BUILTIN.keySet()) + ", mix");
         System.err.println("common keys: seed=0x5eed duration_ms=10000 threads=4 phase_ms deopt_interval_ms"
+                + " jit_period_ms jit_methods jit_levels redefine_ms"
                 + " (see workloads/README.md for each workload's keys)");
         return 2;
     }

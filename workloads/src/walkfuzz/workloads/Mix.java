@@ -31,6 +31,11 @@ final class Mix implements Workload {
         phases = new AtomicLongArray(parts.size());
     }
 
+    /** The workloads mix draws from, in Main.BUILTIN's order. */
+    List<Workload> parts() {
+        return parts;
+    }
+
     @Override
     public List<String> roots() {
         Set<String> roots = new LinkedHashSet<>();

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import jdk.test.whitebox.WhiteBox;
 
 /**
  * The parsed command line and the state all workers share: seed, duration, thread count,
@@ -32,7 +31,7 @@ final class Run {
     private final Set<String> used = new HashSet<>(List.of("seed", "duration_ms", "threads"));
     private final AtomicInteger nextThread;
     private volatile boolean stopped;
-    private WhiteBox whitebox;
+    private Wb whitebox;
     private String whiteboxError;
 
     Run(String workload, List<String> args) throws BadArgs {
@@ -135,15 +134,15 @@ final class Run {
     void initWhiteBox() {
         if (!Boolean.getBoolean("walkfuzz.whitebox")) return;
         try {
-            whitebox = WhiteBox.getWhiteBox();
+            whitebox = Wb.bind();
         } catch (LinkageError e) {
-            whiteboxError = "WhiteBox unavailable (needs -Xbootclasspath/a:<jar> -XX:+UnlockDiagnosticVMOptions"
+            whiteboxError = "WhiteBox unavailable (needs -Xbootclasspath/a:bin/whitebox.jar -XX:+UnlockDiagnosticVMOptions"
                     + " -XX:+WhiteBoxAPI): " + e;
             System.err.println("walkfuzz: " + whiteboxError);
         }
     }
 
-    WhiteBox whitebox() {
+    Wb whitebox() {
         return whitebox;
     }
 
