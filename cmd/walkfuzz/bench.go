@@ -11,7 +11,8 @@ import (
 
 func benchCmd() *cobra.Command {
 	var out, scratch, only string
-	var dur, fuzzDur, selftestBudget, feedbackBudget time.Duration
+	var dur, fuzzDur, selftestBudget, feedbackBudget, costDur time.Duration
+	var costReps int
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure walkfuzz's performance targets; print a table and write JSON",
@@ -31,7 +32,8 @@ func benchCmd() *cobra.Command {
 				return usageErr("cannot create %s: %w: choose another with --scratch", scratch, err)
 			}
 			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js,
-				Only: only, SelftestBudget: selftestBudget, FeedbackBudget: feedbackBudget}, os.Stderr)
+				Only: only, SelftestBudget: selftestBudget, FeedbackBudget: feedbackBudget,
+				CostDuration: costDur, CostReps: costReps}, os.Stderr)
 			if err != nil {
 				return err // a *runner.UsageError from a run stays one
 			}
@@ -42,8 +44,10 @@ func benchCmd() *cobra.Command {
 	c.Flags().StringVar(&scratch, "scratch", "results/bench-runs", "directory for the benchmark's runs")
 	c.Flags().DurationVar(&dur, "duration", 6*time.Second, "length of each measured run")
 	c.Flags().DurationVar(&fuzzDur, "fuzz-duration", 60*time.Second, "length of the register-fuzzing run")
-	c.Flags().StringVar(&only, "only", "", "run one group only: selftest (planted defects, false flags) or feedback (a campaign with feedback against the same one blind)")
+	c.Flags().StringVar(&only, "only", "", "run one group only: selftest (planted defects, false flags), feedback (a campaign with feedback against the same one blind) or cost (throughput kept under walkfuzz, its walks per second, the harness's own CPU; under 10 minutes)")
 	c.Flags().DurationVar(&selftestBudget, "selftest-budget", 8*time.Minute, "time for the selftest group")
 	c.Flags().DurationVar(&feedbackBudget, "feedback-budget", 10*time.Minute, "time for each arm of the feedback group")
+	c.Flags().DurationVar(&costDur, "cost-duration", 4*time.Second, "length of each run of the cost group")
+	c.Flags().IntVar(&costReps, "cost-reps", 3, "interleaved repetitions of the cost group (bare, then each agent arm)")
 	return c
 }

@@ -42,6 +42,8 @@ type Config struct {
 	Only           string
 	SelftestBudget time.Duration // the selftest group; 0: 8 minutes
 	FeedbackBudget time.Duration // each arm of the feedback group; 0: 10 minutes
+	CostDuration   time.Duration // each run of the cost group; 0: 4 s
+	CostReps       int           // interleaved repetitions of the cost group; 0: 3
 }
 
 type suite struct {
@@ -80,8 +82,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) ([]Metric, error) 
 	case "feedback":
 		s.feedbackArms(ctx, cfg.JDKs)
 		return s.metrics, nil
+	case "cost":
+		s.cost(ctx, cfg.JDKs)
+		return s.metrics, nil
 	default:
-		return nil, fmt.Errorf("unknown bench group %q: use selftest or feedback", cfg.Only)
+		return nil, fmt.Errorf("unknown bench group %q: use selftest, feedback or cost", cfg.Only)
 	}
 	s.reader()
 	for _, mode := range []string{"cpu", "wall"} {
@@ -93,6 +98,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) ([]Metric, error) 
 		}
 		s.workloads(ctx, j)
 	}
+	s.cost(ctx, cfg.JDKs)
 	s.safepointWalkers(ctx, cfg.JDKs[0])
 	s.registerFuzzing(ctx, cfg.JDKs[0], cfg.FuzzDuration)
 	s.outOfProcess(ctx, cfg.JDKs)
