@@ -29,6 +29,11 @@ const (
 	Callee  = "ok:callee_above"
 	Unknown = "unknown_region" // the region's recorded stack is not in the file (yet)
 	NoJava  = "no_java_frames" // a native unwinder's walk: nothing to compare
+	// NestedTagged and NestedMismatch count, among the tagged walks and their mismatches
+	// (already counted by class), those walked in a handler that interrupted another
+	// signal's handler on the same thread (cpu+wall): the walker's re-entry, read apart.
+	NestedTagged   = "nested_tagged"
+	NestedMismatch = "nested_mismatch"
 )
 
 // Frame of a recorded stack: what StackWalker saw.
@@ -178,6 +183,7 @@ type Example struct {
 	Region   uint32   `json:"region"`
 	Depth    int      `json:"at_depth"`
 	Tid      uint32   `json:"tid"`
+	Nested   bool     `json:"nested,omitempty"` // walked in a handler that interrupted another signal's (cpu+wall)
 	Expected []string `json:"expected"`
 	Actual   []string `json:"actual"`
 }
@@ -243,6 +249,14 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 		class = walkclass.OK
 	}
 	m[class]++
+	if r.Flags&samplelog.FlagNested != 0 {
+		// A nested walk's context is the other signal's handler, not the Java code: kept
+		// apart so a walker's re-entry behaviour reads apart from its ordinary walks.
+		m[NestedTagged]++
+		if walkclass.IsMismatch(class) {
+			m[NestedMismatch]++
+		}
+	}
 	if class != walkclass.OK && class != Boundary && class != walkclass.TruncatedDepth && c.perClass[w+class] < 5 {
 		c.perClass[w+class]++
 		c.Examples = append(c.Examples, c.example(w, class, at, r, rec))
@@ -379,7 +393,7 @@ func (c *Checker) sameMethods(walk []samplelog.Frame, rec []RecFrame) bool {
 }
 
 func (c *Checker) example(w, class string, at int, r *samplelog.Record, rec []RecFrame) Example {
-	e := Example{Class: class, Walker: w, Region: r.Region, Depth: at, Tid: r.Tid}
+	e := Example{Class: class, Walker: w, Region: r.Region, Depth: at, Tid: r.Tid, Nested: r.Flags&samplelog.FlagNested != 0}
 	e.Expected = window(len(rec), at, func(i int) string { return rec[i].String() })
 	e.Actual = window(len(r.Frames), at, func(i int) string { _, _, t := c.name(r.Frames[i]); return t })
 	return e

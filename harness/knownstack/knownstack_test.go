@@ -107,6 +107,24 @@ func TestDoctoredStackIsAMismatch(t *testing.T) {
 	assert.Contains(t, c.Examples[0].Expected[1], "Lambda")
 }
 
+// Nested walks (cpu+wall) are counted by class like the others, and apart: a walk that lost
+// the top frame inside another signal's handler shows as a nested mismatch.
+func TestNestedWalksCountedApart(t *testing.T) {
+	st := Parse([]byte(stacksFile))
+	c := NewChecker(st, table(), []string{"asgct"}, 2048)
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Flags: samplelog.FlagNested, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: 1, Result: 3, Flags: samplelog.FlagNested, Frames: frames(0x20, 0x30, 0x40)}, nil)
+	m := c.Counts["asgct"]
+	assert.Equal(t, uint64(3), m["tagged"])
+	assert.Equal(t, uint64(2), m[walkclass.OK])
+	assert.Equal(t, uint64(1), m[walkclass.MismatchMissing])
+	assert.Equal(t, uint64(2), m[NestedTagged])
+	assert.Equal(t, uint64(1), m[NestedMismatch])
+	require.Len(t, c.Examples, 1)
+	assert.True(t, c.Examples[0].Nested)
+}
+
 // The loader returns each region once, when it is complete, however the writes were cut.
 func TestLoaderIsIncremental(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "known_stacks.tsv")
