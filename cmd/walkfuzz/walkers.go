@@ -7,10 +7,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
-	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 func walkersCmd() *cobra.Command {
@@ -25,10 +23,7 @@ func walkersCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			names := walker.Names()
-			if art, err := artifacts.Locate(); err == nil && artifacts.Exists(art.Bin+"/libfpwalk.so") {
-				names = append(names, walker.PluginPrefix+art.Bin+"/libfpwalk.so")
-			}
+			names := candidateWalkers()
 			var ok []string
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			if !list {
