@@ -2,6 +2,7 @@ package samplelog
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 	"time"
 )
@@ -10,7 +11,9 @@ const fuzzRing = 4096
 
 // FuzzRead fills a ring with arbitrary bytes and cursors: reading must not panic, must not
 // move the cursor past write_cursor or account for more bytes than the ring holds, and
-// must hand out only records the agent could have written.
+// must hand out only records the agent could have written. A record that shares frames
+// must be rebuilt from exactly the walk delivered before it on its chain: its other frames
+// are the ones in the ring, its shared ones that walk's.
 func FuzzRead(f *testing.F) {
 	seed := memLog(f, fuzzRing)
 	w := NewWriter(seed)
@@ -23,6 +26,22 @@ func FuzzRead(f *testing.F) {
 	f.Add(append([]byte(nil), seed.ring...), uint64(0), wc, uint64(0), false)
 	f.Add(append([]byte(nil), seed.ring...), uint64(0), wc, uint64(0), true)
 	f.Add(append([]byte(nil), seed.ring...), uint64(1<<40), (uint64(1)<<40)+wc, uint64(4), true)
+	chained := memLog(f, fuzzRing)
+	cw := NewWriter(chained)
+	chains := make([]Chain, 4)
+	for i := 0; i < 40; i++ {
+		r, c := chainRecord(i)
+		if i == 21 {
+			tearChained(cw, &chains[c], r)
+			continue
+		}
+		if cw.AppendChained(&chains[c], r) != nil {
+			break
+		}
+	}
+	cwc := chained.Header().WriteCursor
+	f.Add(append([]byte(nil), chained.ring...), uint64(0), cwc, uint64(0), true)
+	f.Add(append([]byte(nil), chained.ring...), uint64(0), cwc, uint64(64), false)
 	f.Add([]byte{}, uint64(0), uint64(4096), uint64(0), true)
 	f.Add([]byte{0xff, 0xff}, uint64(8), uint64(16), uint64(0), false)
 
@@ -34,14 +53,59 @@ func FuzzRead(f *testing.F) {
 		l.setU64(offMaxDepth, maxDepth)
 		clock := &fakeClock{t: time.Unix(0, 0)}
 		l.now = clock.now
+		type last struct {
+			seq    uint32
+			tid    uint32
+			frames []Frame
+		}
+		delivered := map[[2]uint16]last{} // (slot, walker) -> the chain's last walk delivered
 		check := func(r *Record) error {
-			n := RecordHeaderSize + uint64(len(r.Frames))*FrameSize
-			if n > fuzzRing/4 || r.Pos < rc || r.Pos+n > wc {
-				t.Fatalf("record at %d with %d frames outside [%d, %d)", r.Pos, len(r.Frames), rc, wc)
+			fresh := len(r.Frames) - int(r.Shared)
+			n := RecordHeaderSize + uint64(fresh)*FrameSize
+			if fresh < 0 || n > fuzzRing/4 || r.Pos < rc || r.Pos+n > wc {
+				t.Fatalf("record at %d with %d frames, %d shared, outside [%d, %d)", r.Pos, len(r.Frames), r.Shared, rc, wc)
 			}
 			if binary.LittleEndian.Uint32(l.ring[r.Pos%fuzzRing:]) != CommitWord(r.Pos) {
 				t.Fatalf("uncommitted record at %d delivered", r.Pos)
 			}
+			if maxDepth > 0 && uint64(len(r.Frames)) > maxDepth {
+				t.Fatalf("record at %d: %d frames, max_depth %d", r.Pos, len(r.Frames), maxDepth)
+			}
+			// The frames the record carries are the ones in the ring, in order, around the run.
+			le := binary.LittleEndian
+			for i, j := 0, 0; i < fresh; i, j = i+1, j+1 {
+				if j == int(r.At) && r.Shared > 0 {
+					j += int(r.Shared)
+				}
+				off := (r.Pos + RecordHeaderSize + uint64(i)*FrameSize) % fuzzRing
+				var b [FrameSize]byte
+				for k := range b {
+					b[k] = l.ring[(off+uint64(k))%fuzzRing]
+				}
+				want := Frame{Bci: int32(le.Uint32(b[:])), Type: le.Uint32(b[4:]), Method: le.Uint64(b[8:])}
+				if r.Frames[j] != want {
+					t.Fatalf("record at %d: frame %d is %+v, the ring holds %+v", r.Pos, j, r.Frames[j], want)
+				}
+			}
+			key := [2]uint16{r.Slot, r.Walker}
+			if r.Seq == 0 {
+				if r.Shared != 0 {
+					t.Fatalf("standalone record at %d shares %d frames", r.Pos, r.Shared)
+				}
+				return nil
+			}
+			if r.Shared > 0 {
+				prev, ok := delivered[key]
+				if !ok || nextSeq(prev.seq) != r.Seq || prev.tid != r.Tid {
+					t.Fatalf("record at %d (seq %d) rebuilt without its base delivered (have %+v)", r.Pos, r.Seq, prev)
+				}
+				got := r.Frames[r.At : int(r.At)+int(r.Shared)]
+				want := prev.frames[r.From : int(r.From)+int(r.Shared)]
+				if !slices.Equal(got, want) {
+					t.Fatalf("record at %d: shared frames %v, its base holds %v", r.Pos, got, want)
+				}
+			}
+			delivered[key] = last{r.Seq, r.Tid, slices.Clone(r.Frames)}
 			return nil
 		}
 		var st Stats
@@ -60,7 +124,7 @@ func FuzzRead(f *testing.F) {
 			}
 			return
 		}
-		moved := st.Bytes + st.TornBytes + st.CorruptBytes
+		moved := st.Bytes + st.UnbasedBytes + st.TornBytes + st.CorruptBytes
 		if moved > fuzzRing || after > wc || after < rc {
 			t.Fatalf("read %+v: cursor %d -> %d, write cursor %d", st, rc, after, wc)
 		}

@@ -8,13 +8,13 @@ import "strconv"
 // compiles it and checks every offset below against offsetof.
 const (
 	Magic            = "WFZLOG\x00\x01"
-	Version          = 1
+	Version          = 2 // 2: prefix-sharing records (seq, shared, slot); 1: every record whole
 	HeaderSize       = 4096
 	MaxWalkers       = 8
 	WalkerNameSize   = 32
 	ThreadNameSize   = 48
 	ThreadSlotSize   = 128
-	RecordHeaderSize = 48
+	RecordHeaderSize = 64
 	FrameSize        = 16
 	errorSize        = 256
 )
@@ -84,6 +84,22 @@ const (
 	recRegion     = 32
 	recOverheadNs = 36
 	recSample     = 40
+	recSeq        = 48
+	recSlot       = 52
+	recShared     = 54
+	recAt         = 56
+	recFrom       = 58
+	recReserved   = 60
+)
+
+// Prefix-sharing (wf_samplelog.h): the agent writes a chained record full every
+// ChainFullEvery records of its chain, and whenever fewer than ChainShareMin frames are
+// shared; it looks for a run at the same index in both walks from each of the top
+// chainTopTries frames.
+const (
+	ChainFullEvery = 64
+	ChainShareMin  = 3
+	chainTopTries  = 4
 )
 
 // State is the agent's lifecycle as it publishes it in agent_state.

@@ -97,6 +97,12 @@ func TestLayoutMatchesCHeader(t *testing.T) {
 		"wf_record.region":                   recRegion,
 		"wf_record.overhead_ns":              recOverheadNs,
 		"wf_record.sample":                   recSample,
+		"wf_record.seq":                      recSeq,
+		"wf_record.slot":                     recSlot,
+		"wf_record.shared":                   recShared,
+		"wf_record.at":                       recAt,
+		"wf_record.from":                     recFrom,
+		"wf_record.reserved":                 recReserved,
 		"wf_frame.bci":                       0,
 		"wf_frame.type":                      4,
 		"wf_frame.method":                    8,
@@ -119,6 +125,43 @@ func TestLayoutMatchesCHeader(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
+// agentAndWriter runs cwriter's mode (the agent's own append code) for n records on a new
+// log, makes the same appends on another through write (draining after each when drain),
+// requires byte-identical files, and returns the agent's log, open.
+func agentAndWriter(t *testing.T, bin, mode string, ring uint64, n int, drain bool, write func(w *Writer, i int)) *Log {
+	t.Helper()
+	dir := t.TempDir()
+	cPath, goPath := filepath.Join(dir, "c.bin"), filepath.Join(dir, "go.bin")
+	require.NoError(t, Create(cPath, ring, 4))
+	require.NoError(t, Create(goPath, ring, 4))
+	d := "0"
+	if drain {
+		d = "1"
+	}
+	out, err := exec.Command(bin, mode, cPath, strconv.Itoa(n), d).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	l, err := Open(goPath)
+	require.NoError(t, err)
+	w := NewWriter(l)
+	for i := 0; i < n; i++ {
+		write(w, i)
+		if drain {
+			l.setU64(offReadCursor, l.Header().WriteCursor)
+		}
+	}
+	require.NoError(t, l.Close())
+	cb, err := os.ReadFile(cPath)
+	require.NoError(t, err)
+	gb, err := os.ReadFile(goPath)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(cb, gb), "the C agent and Writer produced different files")
+	cl, err := Open(cPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { cl.Close() })
+	return cl
+}
+
 // TestWriterMatchesAgent appends the same records with the agent's C code and with Writer
 // and requires byte-identical files, wrapping or filling the ring.
 func TestWriterMatchesAgent(t *testing.T) {
@@ -134,38 +177,8 @@ func TestWriterMatchesAgent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cPath, goPath := filepath.Join(dir, "c.bin"), filepath.Join(dir, "go.bin")
-			require.NoError(t, Create(cPath, 4096, 2))
-			require.NoError(t, Create(goPath, 4096, 2))
-			drain := "0"
-			if tt.drain {
-				drain = "1"
-			}
-			out, err := exec.Command(bin, "append", cPath, strconv.Itoa(tt.n), drain).CombinedOutput()
-			require.NoError(t, err, "%s", out)
-
-			l, err := Open(goPath)
-			require.NoError(t, err)
-			w := NewWriter(l)
-			for i := 0; i < tt.n; i++ {
-				w.Append(walk(i, i%13))
-				if tt.drain {
-					l.setU64(offReadCursor, l.Header().WriteCursor)
-				}
-			}
-			require.NoError(t, l.Close())
-
-			cb, err := os.ReadFile(cPath)
-			require.NoError(t, err)
-			gb, err := os.ReadFile(goPath)
-			require.NoError(t, err)
-			require.True(t, bytes.Equal(cb, gb), "the C agent and Writer produced different files")
-
+			cl := agentAndWriter(t, bin, "append", 4096, tt.n, tt.drain, func(w *Writer, i int) { w.Append(walk(i, i%13)) })
 			if !tt.drain {
-				cl, err := Open(cPath)
-				require.NoError(t, err)
-				defer cl.Close()
 				got, st := readAll(t, cl)
 				require.NotEmpty(t, got)
 				last := -1

@@ -28,6 +28,12 @@ type Log struct {
 	now        func() time.Time
 
 	scratch []byte // a record that wraps around the ring's end, made contiguous
+
+	// Prefix-sharing: the base of every chain seen, by slot*MaxWalkers+walker, and the slabs
+	// delivered records are carved from.
+	chains    map[uint32]*chainBase
+	recSlab   []Record
+	frameSlab []Frame
 }
 
 // Open maps the sample log at path read-write and checks its header.

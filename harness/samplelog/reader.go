@@ -15,7 +15,10 @@ type Frame struct {
 	Method uint64 // jmethodID (or Method* / pc for walkers that have no id)
 }
 
-// Record is one walk, copied out of the ring: the caller may keep it.
+// Record is one walk, copied out of the ring: the caller may keep it. Its Frames are the
+// whole walk even when the record shared its root-most frames with the thread's previous walk
+// (Shared > 0); the reader rebuilds the next walk of the chain from them, so callers must not
+// modify Frames in place.
 type Record struct {
 	Pos        uint64 // absolute position in the log, for diagnostics
 	Tid        uint32
@@ -28,13 +31,32 @@ type Record struct {
 	OverheadNs uint32 // handler bookkeeping, walker excluded
 	Sample     uint64 // signal sequence number, shared by the walkers of one signal
 	Frames     []Frame
+	// Prefix-sharing (version 2, wf_samplelog.h): Seq is the record's number in its chain
+	// (Slot, Walker), 0 for a standalone record; Frames[At, At+Shared) were rebuilt from the
+	// chain's previous walk (its frames [From, From+Shared)) rather than read from this record.
+	Seq    uint32
+	Slot   uint16
+	Shared uint16
+	At     uint16
+	From   uint16
 }
 
-// Stats counts what one Read consumed. Bytes+TornBytes+CorruptBytes is the distance the
-// read cursor moved, never more than the ring holds.
+// Stats counts what one Read consumed. Bytes+UnbasedBytes+TornBytes+CorruptBytes is the
+// distance the read cursor moved, never more than the ring holds.
 type Stats struct {
-	Records      uint64 // committed records handed to fn
-	Bytes        uint64 // their total length
+	Records uint64 // committed records handed to fn
+	Bytes   uint64 // their total length
+	// Unbased: committed records skipped, not handed to fn, because their root-most frames
+	// live in a base this reader does not hold (the chain's previous record was torn, or the
+	// read started mid-chain), or because they describe no walk the agent could write (a
+	// shared count past the base or past max_depth). Rebuilding them from anything else would
+	// make up frames; the chain's next full record (at most ChainFullEvery records later)
+	// ends the run of them.
+	Unbased      uint64
+	UnbasedBytes uint64
+	// SharedFrames: frames handed to fn rebuilt from a base rather than read from the ring,
+	// i.e. SharedFrames*FrameSize bytes the agent did not have to write.
+	SharedFrames uint64
 	Torn         uint64 // records claimed but never committed, skipped
 	TornBytes    uint64
 	CorruptBytes uint64 // bytes given up on: no believable record length at the read position
@@ -45,6 +67,9 @@ type Stats struct {
 func (t *Stats) Add(s Stats) {
 	t.Records += s.Records
 	t.Bytes += s.Bytes
+	t.Unbased += s.Unbased
+	t.UnbasedBytes += s.UnbasedBytes
+	t.SharedFrames += s.SharedFrames
 	t.Torn += s.Torn
 	t.TornBytes += s.TornBytes
 	t.CorruptBytes += s.CorruptBytes
@@ -87,6 +112,7 @@ func (l *Log) read(final bool, grace time.Duration, fn func(r *Record) error) (S
 		return st, fmt.Errorf("sample log %s: inconsistent cursors: read %d, write %d, ring %d bytes", l.path, rc, wc, l.ringSize)
 	}
 	maxLen := l.maxRecordLen()
+	maxDepth := l.load(offMaxDepth)
 	mask := l.ringSize - 1
 	pos := rc
 	var err error
@@ -99,10 +125,16 @@ func (l *Log) read(final bool, grace time.Duration, fn func(r *Record) error) (S
 		believable := n >= RecordHeaderSize && n%8 == 0 && n <= maxLen && n <= wc-pos
 		switch {
 		case committed && believable:
-			rec := l.decode(pos, n)
+			rec := l.decode(pos, n, maxDepth)
 			pos += n
+			if rec == nil {
+				st.Unbased++
+				st.UnbasedBytes += n
+				break
+			}
 			st.Records++
 			st.Bytes += n
+			st.SharedFrames += uint64(rec.Shared)
 			err = fn(rec)
 		case !committed && !final && !l.stallExpired(pos, grace):
 			st.Pending = true
@@ -149,8 +181,74 @@ func (l *Log) maxRecordLen() uint64 {
 	return limit
 }
 
-// decode copies the record of length n at pos out of the ring.
-func (l *Log) decode(pos, n uint64) *Record {
+// chainBase is the last walk the reader delivered for one chain (slot, walker): the base
+// the chain's next record may extend.
+type chainBase struct {
+	tid    uint32
+	seq    uint32 // 0: none held
+	frames []Frame
+}
+
+// nextSeq is the seq that extends seq: the agent skips 0, which means standalone.
+func nextSeq(seq uint32) uint32 {
+	if seq == ^uint32(0) {
+		return 1
+	}
+	return seq + 1
+}
+
+// chain is the reader's base for (slot, walker); walker < MaxWalkers. A map, not a table
+// indexed by slot: a garbage slot must not cost a large allocation.
+func (l *Log) chain(slot, walker uint16) *chainBase {
+	key := uint32(slot)*MaxWalkers + uint32(walker)
+	c := l.chains[key]
+	if c == nil {
+		if l.chains == nil {
+			l.chains = map[uint32]*chainBase{}
+		}
+		c = &chainBase{}
+		l.chains[key] = c
+	}
+	return c
+}
+
+// Records and their frames are carved out of slabs, a handful of allocations per batch
+// instead of two per record. A slab is never reused, so what was handed out stays valid;
+// slabs are small enough that a record kept long keeps little else alive.
+const (
+	recordSlab = 64
+	frameSlab  = 8192
+)
+
+func (l *Log) newRecord() *Record {
+	if len(l.recSlab) == 0 {
+		l.recSlab = make([]Record, recordSlab)
+	}
+	r := &l.recSlab[0]
+	l.recSlab = l.recSlab[1:]
+	return r
+}
+
+// frames returns n frames of their own (cap n: appending to them never reaches a neighbour).
+func (l *Log) frames(n int) []Frame {
+	if n == 0 {
+		return nil
+	}
+	if n > len(l.frameSlab) {
+		if n >= frameSlab/4 {
+			return make([]Frame, n)
+		}
+		l.frameSlab = make([]Frame, frameSlab)
+	}
+	f := l.frameSlab[:n:n]
+	l.frameSlab = l.frameSlab[n:]
+	return f
+}
+
+// decode copies the record of length n at pos out of the ring, rebuilding its shared frames
+// from the chain's base; nil when it cannot be rebuilt (unbased). maxDepth, when non-zero,
+// bounds the walk.
+func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 	off := pos & (l.ringSize - 1)
 	var b []byte
 	if off+n <= l.ringSize {
@@ -164,10 +262,47 @@ func (l *Log) decode(pos, n uint64) *Record {
 		copy(b[k:], l.ring)
 	}
 	le := binary.LittleEndian
-	r := &Record{
+	tid, walker := le.Uint32(b[recTid:]), le.Uint16(b[recWalker:])
+	seq, slot := le.Uint32(b[recSeq:]), le.Uint16(b[recSlot:])
+	shared, at, from := le.Uint16(b[recShared:]), le.Uint16(b[recAt:]), le.Uint16(b[recFrom:])
+	fresh := int((n - RecordHeaderSize) / FrameSize)
+	if maxDepth > 0 && uint64(fresh)+uint64(shared) > maxDepth {
+		return nil
+	}
+	var base *chainBase
+	if seq != 0 {
+		if walker >= MaxWalkers {
+			return nil
+		}
+		base = l.chain(slot, walker)
+	}
+	if shared == 0 && (at != 0 || from != 0) {
+		return nil // the agent writes no run position without a run
+	}
+	if shared > 0 && (base == nil || base.seq == 0 || nextSeq(base.seq) != seq || base.tid != tid ||
+		int(at) > fresh || int(from)+int(shared) > len(base.frames)) {
+		return nil
+	}
+	frames := l.frames(fresh + int(shared))
+	fb := b[RecordHeaderSize:]
+	for i, j := 0, 0; i < fresh; i, j = i+1, j+1 {
+		if j == int(at) {
+			j += int(shared) // walk[at, at+shared) comes from the base
+		}
+		f := fb[i*FrameSize : i*FrameSize+FrameSize]
+		frames[j] = Frame{Bci: int32(le.Uint32(f)), Type: le.Uint32(f[4:]), Method: le.Uint64(f[8:])}
+	}
+	if shared > 0 {
+		copy(frames[at:int(at)+int(shared)], base.frames[from:int(from)+int(shared)])
+	}
+	if base != nil {
+		base.tid, base.seq, base.frames = tid, seq, frames
+	}
+	r := l.newRecord()
+	*r = Record{
 		Pos:        pos,
-		Tid:        le.Uint32(b[recTid:]),
-		Walker:     le.Uint16(b[recWalker:]),
+		Tid:        tid,
+		Walker:     walker,
 		Flags:      le.Uint16(b[recFlags:]),
 		TsNs:       le.Uint64(b[recTsNs:]),
 		WalkNs:     le.Uint32(b[recWalkNs:]),
@@ -175,14 +310,12 @@ func (l *Log) decode(pos, n uint64) *Record {
 		Region:     le.Uint32(b[recRegion:]),
 		OverheadNs: le.Uint32(b[recOverheadNs:]),
 		Sample:     le.Uint64(b[recSample:]),
-	}
-	if k := (n - RecordHeaderSize) / FrameSize; k > 0 {
-		r.Frames = make([]Frame, k)
-		fb := b[RecordHeaderSize:]
-		for i := range r.Frames {
-			f := fb[i*FrameSize : i*FrameSize+FrameSize]
-			r.Frames[i] = Frame{Bci: int32(le.Uint32(f)), Type: le.Uint32(f[4:]), Method: le.Uint64(f[8:])}
-		}
+		Frames:     frames,
+		Seq:        seq,
+		Slot:       slot,
+		Shared:     shared,
+		At:         at,
+		From:       from,
 	}
 	return r
 }

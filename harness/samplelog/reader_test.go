@@ -91,10 +91,10 @@ func TestRingFullDropsWithoutOverwriting(t *testing.T) {
 		want = append(want, r)
 	}
 	require.NotEmpty(t, want)
-	require.ErrorIs(t, w.Append(walk(i+1, 1)), ErrFull) // 4048 bytes used: 64 do not fit
+	require.ErrorIs(t, w.Append(walk(i+1, 1)), ErrFull) // 22 records of 184 bytes use 4048: 72 do not fit
 	h := l.Header()
 	assert.Equal(t, uint64(2), h.DroppedRecords)
-	assert.Equal(t, uint64(176+64), h.DroppedBytes)
+	assert.Equal(t, uint64(RecordHeaderSize+8*FrameSize+RecordHeaderSize+FrameSize), h.DroppedBytes)
 
 	got, _ := readAll(t, l)
 	assert.Equal(t, want, got, "every record written before the ring filled is intact")
@@ -106,7 +106,7 @@ func TestRingFullDropsWithoutOverwriting(t *testing.T) {
 func tear(w *Writer, r *Record) uint64 {
 	n, k := w.recordLen(len(r.Frames))
 	pos, _ := w.claim(n)
-	w.fill(pos, n, r, r.Frames[:k])
+	w.fill(pos, n, r, 0, Run{}, r.Frames[:k])
 	return pos
 }
 
@@ -156,9 +156,9 @@ func TestTornRecords(t *testing.T) {
 			h := l.Header()
 			if !total.Pending {
 				assert.Equal(t, h.WriteCursor, h.ReadCursor)
-				assert.Equal(t, uint64(48+5*16), total.TornBytes)
+				assert.Equal(t, uint64(RecordHeaderSize+5*FrameSize), total.TornBytes)
 			} else {
-				assert.Equal(t, uint64(48+3*16), h.ReadCursor, "nothing past the uncommitted record is released")
+				assert.Equal(t, uint64(RecordHeaderSize+3*FrameSize), h.ReadCursor, "nothing past the uncommitted record is released")
 			}
 		})
 	}
@@ -185,9 +185,9 @@ func TestCorruptLength(t *testing.T) {
 		committed bool
 	}{
 		{"zero", 0, false},
-		{"shorter than a header", 40, false},
-		{"not a multiple of 8", 52, false},
-		{"past write cursor", 48 + 16*40, false},
+		{"shorter than a header", RecordHeaderSize - 8, false},
+		{"not a multiple of 8", RecordHeaderSize + 4, false},
+		{"past write cursor", RecordHeaderSize + 16*40, false},
 		{"longer than the agent writes", 2048, false},
 		{"committed but garbage", 13, true},
 	}

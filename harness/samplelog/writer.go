@@ -20,17 +20,116 @@ type Writer struct {
 // NewWriter returns a writer appending to l.
 func NewWriter(l *Log) *Writer { return &Writer{l: l} }
 
-// Append writes r (Pos is ignored) with its commit word last. Frames beyond what a quarter
-// of the ring holds are cut, as the agent cuts them.
+// Append writes r as a standalone record (wf_log_append: Pos, Seq and Shared are ignored,
+// Slot is written) with its commit word last. Frames beyond what a quarter of the ring holds
+// are cut, as the agent cuts them.
 func (w *Writer) Append(r *Record) error {
 	n, frames := w.recordLen(len(r.Frames))
 	pos, ok := w.claim(n)
 	if !ok {
 		return ErrFull
 	}
-	w.fill(pos, n, r, r.Frames[:frames])
+	w.fill(pos, n, r, 0, Run{}, r.Frames[:frames])
 	w.commit(pos)
 	return nil
+}
+
+// Chain is the agent's struct wf_chain: one thread's chain of prefix-sharing records for
+// one walker, the base being the walk of the last record that claimed its space.
+type Chain struct {
+	Cap       int // frames a walk may have to be chained (the agent's depth); 0: any up to 0xffff
+	base      []Frame
+	seq       uint32
+	sinceFull int
+}
+
+// Seq is the seq of the chain's last record written, 0 before the first.
+func (c *Chain) Seq() uint32 { return c.seq }
+
+// Run is where a record's shared frames go (walk[At, At+Shared)) and come from in its base
+// (base[From, From+Shared)).
+type Run struct{ Shared, At, From uint16 }
+
+// AppendChained appends r as wf_log_append_chain does: only the frames outside the longest
+// run it shares with c's base (the root-most run, or a run at the same index starting at one
+// of the top frames) when at least ChainShareMin are shared, full every ChainFullEvery
+// records; c advances only when the space was claimed. r.Slot names the thread; r.Seq and the
+// run fields are set to what was written.
+func (w *Writer) AppendChained(c *Chain, r *Record) error {
+	nf := len(r.Frames)
+	if nf == 0 || (c.Cap > 0 && nf > c.Cap) || nf > 0xffff || uint64(nf) > (w.l.ringSize/4-RecordHeaderSize)/FrameSize {
+		r.Seq, r.Shared, r.At, r.From = 0, 0, 0, 0
+		return w.Append(r)
+	}
+	run := c.run(r.Frames)
+	seq := nextSeq(c.seq)
+	if _, err := w.appendRaw(r, seq, run, run.outside(r.Frames)); err != nil {
+		r.Seq, r.Shared, r.At, r.From = 0, 0, 0, 0
+		return err
+	}
+	r.Seq, r.Shared, r.At, r.From = seq, run.Shared, run.At, run.From
+	c.base = append(c.base[:0], r.Frames...)
+	c.seq = seq
+	if run.Shared > 0 {
+		c.sinceFull++
+	} else {
+		c.sinceFull = 0
+	}
+	return nil
+}
+
+// run finds the run the agent would share, frame for frame as wf_log_append_chain does.
+func (c *Chain) run(walk []Frame) Run {
+	if c.seq == 0 || c.sinceFull+1 >= ChainFullEvery {
+		return Run{}
+	}
+	n, nb := len(walk), len(c.base)
+	m := min(n, nb)
+	k := 0
+	for k < m && walk[n-1-k] == c.base[nb-1-k] {
+		k++
+	}
+	shared, at, from := k, n-k, nb-k
+	if shared+ChainShareMin < m {
+		for i := 0; i < chainTopTries && i < m; i++ {
+			if walk[i] != c.base[i] {
+				continue
+			}
+			k := 0
+			for i+k < m && walk[i+k] == c.base[i+k] {
+				k++
+			}
+			if k > shared {
+				shared, at, from = k, i, i
+			}
+			break
+		}
+	}
+	if shared < ChainShareMin {
+		return Run{}
+	}
+	return Run{Shared: uint16(shared), At: uint16(at), From: uint16(from)}
+}
+
+// outside is walk without the run: the frames a record carries.
+func (run Run) outside(walk []Frame) []Frame {
+	if run.Shared == 0 {
+		return walk
+	}
+	return append(append([]Frame(nil), walk[:run.At]...), walk[int(run.At)+int(run.Shared):]...)
+}
+
+// appendRaw writes r's header with the given chain fields and frames as the frames the
+// record carries, for AppendChained and for tests that need records the agent would not write.
+func (w *Writer) appendRaw(r *Record, seq uint32, run Run, frames []Frame) (uint64, error) {
+	n := RecordHeaderSize + uint64(len(frames))*FrameSize
+	pos, ok := w.claim(n)
+	if !ok {
+		return 0, ErrFull
+	}
+	w.fill(pos, n, r, seq, run, frames)
+	w.commit(pos)
+	return pos, nil
 }
 
 func (w *Writer) recordLen(frames int) (n uint64, kept int) {
@@ -61,7 +160,7 @@ func (w *Writer) claim(n uint64) (uint64, bool) {
 }
 
 // fill writes everything but the commit word, splitting at the ring's end.
-func (w *Writer) fill(pos, n uint64, r *Record, frames []Frame) {
+func (w *Writer) fill(pos, n uint64, r *Record, seq uint32, run Run, frames []Frame) {
 	b := make([]byte, n)
 	le := binary.LittleEndian
 	le.PutUint32(b[recLen:], uint32(n))
@@ -74,6 +173,11 @@ func (w *Writer) fill(pos, n uint64, r *Record, frames []Frame) {
 	le.PutUint32(b[recRegion:], r.Region)
 	le.PutUint32(b[recOverheadNs:], r.OverheadNs)
 	le.PutUint64(b[recSample:], r.Sample)
+	le.PutUint32(b[recSeq:], seq)
+	le.PutUint16(b[recSlot:], r.Slot)
+	le.PutUint16(b[recShared:], run.Shared)
+	le.PutUint16(b[recAt:], run.At)
+	le.PutUint16(b[recFrom:], run.From)
 	for i, f := range frames {
 		fb := b[RecordHeaderSize+i*FrameSize:]
 		le.PutUint32(fb, uint32(f.Bci))

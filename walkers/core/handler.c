@@ -1,5 +1,6 @@
 /* The signal handler: count, re-arm, walk with every configured walker on the same
- * ucontext, append one record per walk.
+ * ucontext, append one record per walk (prefix-sharing: only the frames that differ from the
+ * thread's previous walk by that walker, wf_samplelog.h).
  *
  * Signal safety: the handler touches only the thread's own preallocated wf_thread (found
  * through initial-exec TLS), the shared log (mapped at load time, appended with one CAS), and
@@ -117,7 +118,9 @@ static inline void bump(uint64_t *p, uint64_t n) {
  *    timer whose nested walks outlast its period would re-enter as each one returns and the
  *    outer handler would never finish (seen as hangs with cpu+wall on 2048-frame walks);
  *  - wf_log_append claims its record with a CAS and commits it last, so a nested append
- *    between the outer's claim and commit is what two threads appending already do.
+ *    between the outer's claim and commit is what two threads appending already do;
+ *  - the prefix-sharing chains (t->chains: base frames, seq) belong to level 0: nested levels
+ *    write standalone records and never read or write them (see the walker loop).
  * A signal beyond WF_NEST_MAX (or nested in a one-engine mode, where a signal cannot
  * interrupt its own handler) is counted and only re-armed. */
 /* cpu+wall: each engine's signal alone, built at install and read-only after. */
@@ -173,9 +176,12 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * walk slower than the interval would starve the thread (each signal arriving as the last
      * one returns) and stall every safepoint. The re-arm is the driver's syscall, not
      * bookkeeping: timed apart and left out of overhead_ns. */
-    uint64_t r0 = wf_now_ns();
-    if (!cpu_engine) wf_driver_rearm(t, sig);
-    uint64_t rearm_ns = wf_now_ns() - r0;
+    uint64_t rearm_ns = 0;
+    if (!cpu_engine) {
+        uint64_t r0 = wf_now_ns();
+        wf_driver_rearm(t, sig);
+        rearm_ns = wf_now_ns() - r0;
+    }
 
     if (over_budget(t, t0)) {
         bump(&st->shed, 1);
@@ -202,9 +208,13 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     }
     struct wf_walk_ctx ctx = {.ucontext = uc, .jni = t->jni, .tid = t->tid, .sample = sample};
     uint32_t region = t->region;
+    /* Clock reads: entry (t0), the re-arm's two in the timer modes only, one before the
+     * walks, then per walker one after its walk and one after its append (the next walk's
+     * start), and one at the end: 5 per signal with one walker in cpu mode. */
+    uint64_t now = wf_now_ns();
     /* overhead_ns: this signal's bookkeeping before its first walk (re-arm excluded), plus
      * one append as measured on this thread's previous signal (an append cannot time itself). */
-    uint32_t pre = (uint32_t)(wf_now_ns() - t0 - rearm_ns);
+    uint32_t pre = (uint32_t)(now - t0 - rearm_ns);
     uint64_t append_total = 0;
     int wf_nwalkers;
     const struct wf_walker *const *wf_walkers = wf_walkers_list(&wf_nwalkers); /* fixed since load */
@@ -213,18 +223,45 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     if (!level && wf_cfg->mode == WF_MODE_CPU_WALL) {
         nestable = sig == wf_cfg->signo ? &only_signo2 : &only_signo;
         pthread_sigmask(SIG_UNBLOCK, nestable, NULL); /* async-signal-safe (rt_sigprocmask) */
+        now = wf_now_ns(); /* the walk's clock starts after the syscall */
     }
     for (int k = 0; k < wf_nwalkers; k++) {
         /* With two walkers, alternate who goes first so neither always sees a warmer cache. */
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
-        uint64_t w0 = wf_now_ns();
+        uint64_t w0 = now;
         wf_walk_note = 0; /* WF_REC_* bits the walker adds to its record (initial-exec TLS: signal-safe) */
         int n = wf_walkers[w]->walk(&ctx, frames, wf_cfg->depth);
         uint64_t w1 = wf_now_ns();
+        now = w1;
         if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */
-        wf_log_append(t->tid, (uint16_t)w, (uint16_t)(flags | wf_walk_note), w0, (uint32_t)(w1 - w0), n, region,
-                      pre + t->last_append_ns, sample, frames, n > 0 ? n : 0);
-        append_total += wf_now_ns() - w1;
+        struct wf_record r = {
+            .tid = t->tid,
+            .walker = (uint16_t)w,
+            .flags = (uint16_t)(flags | wf_walk_note),
+            .ts_ns = w0,
+            .walk_ns = (uint32_t)(w1 - w0),
+            .result = n,
+            .region = region,
+            .overhead_ns = pre + t->last_append_ns,
+            .sample = sample,
+            .slot = (uint16_t)t->slot,
+        };
+        /* Prefix-sharing records extend the thread's chain for this walker, which only level 0
+         * reads and writes: a nested level (cpu+wall) may interrupt level 0 anywhere in
+         * wf_log_append_chain (the walks are unblocked around this whole loop), between its
+         * compare, its append and its base update, so a nested level reading the base could
+         * see half of it and writing it (or the chain's seq) would corrupt level 0's record.
+         * Nested levels write standalone records, which touch only the ring (claimed with a
+         * CAS, as two threads appending do). */
+        if (!level) {
+            /* The walk's buffer becomes the chain's base and the old base the buffer the next
+             * walk writes into: level 0's frames buffer is whichever the chains left over. */
+            wf_log_append_chain(w < WF_LOG_MAX_WALKERS ? &t->chains[w] : NULL, &r, &frames, n > 0 ? n : 0);
+            t->frames = frames;
+        } else wf_log_append(r.tid, r.walker, r.flags, r.ts_ns, r.walk_ns, n, region, r.overhead_ns, sample, frames,
+                           n > 0 ? n : 0);
+        now = wf_now_ns();
+        append_total += now - w1;
     }
     if (nestable) pthread_sigmask(SIG_BLOCK, nestable, NULL);
     t->last_append_ns = (uint32_t)(append_total / (uint64_t)wf_nwalkers);

@@ -102,16 +102,13 @@ static void ring_put(uint64_t pos, const void *src, size_t n) {
     if (first < n) memcpy(ring, (const char *)src + first, n - first);
 }
 
-/* Called from the signal handler. Lock-free: one CAS loop claims space, so concurrent
- * handlers on other threads never wait on each other; a full ring drops the record. */
-int wf_log_append(uint32_t tid, uint16_t walker, uint16_t flags, uint64_t ts_ns, uint32_t walk_ns,
-                  int32_t result, uint32_t region, uint32_t overhead_ns, uint64_t sample,
-                  const struct wf_frame *frames, int nframes) {
-    if (nframes < 0) nframes = 0;
-    uint64_t max_frames = (ring_size / 4 - WF_RECORD_HEADER) / sizeof(struct wf_frame);
-    if ((uint64_t)nframes > max_frames) nframes = (int)max_frames;
-    uint32_t len = WF_RECORD_HEADER + (uint32_t)nframes * (uint32_t)sizeof(struct wf_frame);
+/* Frames a record may carry: a quarter of the ring, so one walk never fills it. */
+static uint64_t max_frames(void) { return (ring_size / 4 - WF_RECORD_HEADER) / sizeof(struct wf_frame); }
 
+/* Lock-free: one CAS loop claims len bytes, so concurrent handlers on other threads (or a
+ * nested handler level on this one) never wait on each other. A full ring drops the record
+ * and counts it: 0 and the position, or -1. */
+static int claim(uint32_t len, uint64_t *at) {
     uint64_t pos = __atomic_load_n(&wf_hdr->write_cursor, __ATOMIC_RELAXED);
     for (;;) {
         uint64_t rd = __atomic_load_n(&wf_hdr->read_cursor, __ATOMIC_ACQUIRE);
@@ -121,13 +118,40 @@ int wf_log_append(uint32_t tid, uint16_t walker, uint16_t flags, uint64_t ts_ns,
             return -1;
         }
         if (__atomic_compare_exchange_n(&wf_hdr->write_cursor, &pos, pos + len, 1, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_RELAXED))
-            break;
+                                        __ATOMIC_RELAXED)) {
+            *at = pos;
+            return 0;
+        }
     }
+}
 
+/* Everything but the commit word first; the commit word last, with release order, so a
+ * reader that sees it also sees the body. */
+static void put(uint64_t pos, const struct wf_record *r, const struct wf_frame *frames, uint32_t nwrite) {
+    ring_put(pos + 4, (const char *)r + 4, WF_RECORD_HEADER - 4);
+    if (nwrite) ring_put(pos + WF_RECORD_HEADER, frames, (size_t)nwrite * sizeof(struct wf_frame));
+    __atomic_store_n((uint32_t *)(ring + (pos & ring_mask)), wf_commit_word(pos), __ATOMIC_RELEASE);
+}
+
+static int append_standalone(struct wf_record *r, const struct wf_frame *frames, int nframes) {
+    if (nframes < 0) nframes = 0;
+    if ((uint64_t)nframes > max_frames()) nframes = (int)max_frames();
+    r->commit = 0;
+    r->seq = 0;
+    r->shared = r->at = r->from = 0;
+    r->reserved = 0;
+    r->len = WF_RECORD_HEADER + (uint32_t)nframes * (uint32_t)sizeof(struct wf_frame);
+    uint64_t pos;
+    if (claim(r->len, &pos)) return -1;
+    put(pos, r, frames, (uint32_t)nframes);
+    return 0;
+}
+
+/* Called from the signal handler (and from the safepoint thread, deferred deliveries). */
+int wf_log_append(uint32_t tid, uint16_t walker, uint16_t flags, uint64_t ts_ns, uint32_t walk_ns,
+                  int32_t result, uint32_t region, uint32_t overhead_ns, uint64_t sample,
+                  const struct wf_frame *frames, int nframes) {
     struct wf_record r = {
-        .commit = 0,
-        .len = len,
         .tid = tid,
         .walker = walker,
         .flags = flags,
@@ -138,10 +162,101 @@ int wf_log_append(uint32_t tid, uint16_t walker, uint16_t flags, uint64_t ts_ns,
         .overhead_ns = overhead_ns,
         .sample = sample,
     };
-    /* Everything but the commit word first; the commit word last, with release order, so a
-     * reader that sees it also sees the body. */
-    ring_put(pos + 4, (const char *)&r + 4, WF_RECORD_HEADER - 4);
-    if (nframes) ring_put(pos + WF_RECORD_HEADER, frames, (size_t)nframes * sizeof(struct wf_frame));
+    return append_standalone(&r, frames, nframes);
+}
+
+/* Frames compared as two words each; may_alias: the same bytes are also read as wf_frame. */
+typedef uint64_t __attribute__((may_alias)) wf_word;
+
+static inline int same(const struct wf_frame *a, const struct wf_frame *b) {
+    const wf_word *p = (const wf_word *)a, *q = (const wf_word *)b;
+    return !((p[0] ^ q[0]) | (p[1] ^ q[1]));
+}
+
+/* How many frames the tails of a[0, na) and b[0, nb) have in common, compared from the end
+ * (the root) up. Plain loads of the thread's own buffers; eight frames at a time while they
+ * match (the loop vectorises), then frame by frame. */
+static uint32_t common_tail(const struct wf_frame *a, uint32_t na, const struct wf_frame *b, uint32_t nb) {
+    uint32_t m = na < nb ? na : nb;
+    const wf_word *x = (const wf_word *)(a + na), *y = (const wf_word *)(b + nb);
+    uint32_t k = 0;
+    while (k + 8 <= m) {
+        const wf_word *p = x - 2 * (k + 8), *q = y - 2 * (k + 8);
+        uint64_t d = 0;
+        for (int i = 0; i < 16; i++) d |= p[i] ^ q[i];
+        if (d) break;
+        k += 8;
+    }
+    while (k < m && same(a + na - 1 - k, b + nb - 1 - k)) k++;
+    return k;
+}
+
+/* How many frames a[i, m) and b[i, m) have in common from i on, the same way top down. */
+static uint32_t common_run(const struct wf_frame *a, const struct wf_frame *b, uint32_t i, uint32_t m) {
+    const wf_word *x = (const wf_word *)(a + i), *y = (const wf_word *)(b + i);
+    uint32_t k = 0, left = m - i;
+    while (k + 8 <= left) {
+        const wf_word *p = x + 2 * k, *q = y + 2 * k;
+        uint64_t d = 0;
+        for (int j = 0; j < 16; j++) d |= p[j] ^ q[j];
+        if (d) break;
+        k += 8;
+    }
+    while (k < left && same(a + i + k, b + i + k)) k++;
+    return k;
+}
+
+/* Top frames tried as the start of a run at the same index in both walks (the leaf and the
+ * frames next to it change from walk to walk; the recursion below them need not). */
+#define WF_CHAIN_TOP_TRIES 4
+
+int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame **frames, int nframes) {
+    struct wf_frame *walk = *frames;
+    if (!c || !c->base || nframes <= 0 || (uint32_t)nframes > c->cap || nframes > 0xffff ||
+        (uint64_t)nframes > max_frames())
+        return append_standalone(r, walk, nframes);
+    uint32_t n = (uint32_t)nframes, nb = c->nbase, m = n < nb ? n : nb;
+    uint32_t shared = 0, at = 0, from = 0;
+    if (c->seq && c->since_full + 1 < WF_CHAIN_FULL_EVERY) {
+        /* The root-most run: it ends both walks. */
+        shared = common_tail(walk, n, c->base, nb);
+        at = n - shared;
+        from = nb - shared;
+        /* A run at the same index in both, starting at one of the top frames. */
+        if (shared + WF_CHAIN_SHARE_MIN < m) {
+            for (uint32_t i = 0; i < WF_CHAIN_TOP_TRIES && i < m; i++) {
+                if (!same(walk + i, c->base + i)) continue;
+                uint32_t k = common_run(walk, c->base, i, m);
+                if (k > shared) shared = k, at = from = i;
+                break;
+            }
+        }
+        if (shared < WF_CHAIN_SHARE_MIN) shared = at = from = 0;
+    }
+    uint32_t seq = c->seq + 1;
+    if (!seq) seq = 1; /* 0 means standalone */
+    r->commit = 0;
+    r->seq = seq;
+    r->shared = (uint16_t)shared;
+    r->at = (uint16_t)at;
+    r->from = (uint16_t)from;
+    r->reserved = 0;
+    r->len = WF_RECORD_HEADER + (n - shared) * (uint32_t)sizeof(struct wf_frame);
+    uint64_t pos;
+    if (claim(r->len, &pos)) return -1; /* dropped: the base stays the last record written */
+    /* The frames outside the run: walk[0, at), then walk[at+shared, n). */
+    ring_put(pos + 4, (const char *)r + 4, WF_RECORD_HEADER - 4);
+    uint64_t p = pos + WF_RECORD_HEADER;
+    if (at) ring_put(p, walk, (size_t)at * sizeof *walk);
+    if (n - at - shared) ring_put(p + (uint64_t)at * sizeof *walk, walk + at + shared, (size_t)(n - at - shared) * sizeof *walk);
     __atomic_store_n((uint32_t *)(ring + (pos & ring_mask)), wf_commit_word(pos), __ATOMIC_RELEASE);
+    /* The walk is the new base: swap buffers. (A record claimed but torn still advances the
+     * chain: the reader then holds an older base and reports the next records unbased until a
+     * full one.) */
+    *frames = c->base;
+    c->base = walk;
+    c->nbase = n;
+    c->seq = seq;
+    c->since_full = shared ? c->since_full + 1 : 0;
     return 0;
 }

@@ -12,10 +12,30 @@ int wf_log_map(const char *path, char *err, size_t errlen);
 struct wf_log_header *wf_log_header(void);
 /* Records a setup error in the header and marks the agent failed (outside signal context). */
 void wf_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Signal-safe: claims space with one CAS and commits the record; a full ring drops it. */
+/* Signal-safe: claims space with one CAS and commits a standalone record (in no chain, so it
+ * may be written from any thread and any handler level); a full ring drops it. */
 int wf_log_append(uint32_t tid, uint16_t walker, uint16_t flags, uint64_t ts_ns, uint32_t walk_ns,
                   int32_t result, uint32_t region, uint32_t overhead_ns, uint64_t sample,
                   const struct wf_frame *frames, int nframes);
+/* One thread's chain of prefix-sharing records for one walker (wf_samplelog.h). Its base
+ * buffer is allocated at the thread's registration; read and written only by level 0 of the
+ * signal handler on that thread, so plain loads and stores suffice. */
+struct wf_chain {
+    struct wf_frame *base; /* cap entries: the walk of the chain's last record, callee first */
+    uint32_t cap;
+    uint32_t nbase;        /* frames in it */
+    uint32_t seq;          /* seq of the last chained record whose space was claimed, 0 = none */
+    uint32_t since_full;   /* chained records since the last full one */
+};
+
+/* Signal-safe, for level 0 of the handler only: appends r (its tid, walker, flags, ts_ns,
+ * walk_ns, result, region, overhead_ns, sample and slot filled in by the caller) with the
+ * walk in *frames (cap c->cap), writing only the frames outside the longest run it shares
+ * with c's base when the run is long enough. When the record's space was claimed the walk's
+ * buffer becomes the base and *frames the old base's buffer, for the next walk: no frame is
+ * copied. A NULL chain, no frames, or more frames than the chain can describe: a standalone
+ * record, chain and buffers untouched. 0, or -1 when the ring was full. */
+int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame **frames, int nframes);
 /* A thread's counters slot, NULL past the table's end. */
 struct wf_log_thread *wf_log_thread_slot(int slot);
 

@@ -11,6 +11,7 @@
 #include "driver.h"
 #include "samplelog.h"
 #include "threads.h"
+#include "walkers.h"
 
 static __thread struct wf_thread *wf_self WF_TLS;
 
@@ -21,6 +22,16 @@ static struct wf_thread *registry[WF_MAX_THREADS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_slot;
 static uint64_t retired_read_faults; /* read_faults of unregistered threads (under reg_lock) */
+
+/* Frees a wf_thread with its frame buffers (t->frames and the chains' bases swap places in
+ * the handler, so each is freed where it is now). */
+static void thread_free(struct wf_thread *t) {
+    free(t->frames);
+    free(t->frames_nested);
+    free(t->deferred);
+    for (int w = 0; w < WF_LOG_MAX_WALKERS; w++) free(t->chains[w].base);
+    free(t);
+}
 
 struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm) {
     if (wf_driver_stopping() || wf_self) return wf_self;
@@ -34,11 +45,18 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     t->frames = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     t->deferred = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     if (wf_cfg->mode == WF_MODE_CPU_WALL) t->frames_nested = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
-    if (!t->frames || !t->deferred || (wf_cfg->mode == WF_MODE_CPU_WALL && !t->frames_nested)) {
-        free(t->frames);
-        free(t->frames_nested);
-        free(t->deferred);
-        free(t);
+    /* One base buffer per configured walker (the set is fixed at load): the handler never
+     * allocates. */
+    int nwalkers = 0, chains_ok = 1;
+    wf_walkers_list(&nwalkers);
+    if (nwalkers > WF_LOG_MAX_WALKERS) nwalkers = WF_LOG_MAX_WALKERS;
+    for (int w = 0; w < nwalkers; w++) {
+        t->chains[w].base = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
+        t->chains[w].cap = (uint32_t)wf_cfg->depth;
+        chains_ok = chains_ok && t->chains[w].base;
+    }
+    if (!t->frames || !t->deferred || (wf_cfg->mode == WF_MODE_CPU_WALL && !t->frames_nested) || !chains_ok) {
+        thread_free(t);
         return NULL;
     }
     if (thread) t->ref = (*jni)->NewGlobalRef(jni, thread);
@@ -77,10 +95,7 @@ void wf_threads_unregister(void) {
     pthread_mutex_unlock(&reg_lock);
     __atomic_store_n(&t->stats->alive, 0, __ATOMIC_RELEASE);
     if (t->ref) (*t->jni)->DeleteGlobalRef(t->jni, t->ref);
-    free(t->frames);
-    free(t->frames_nested);
-    free(t->deferred);
-    free(t);
+    thread_free(t);
 }
 
 /* Service-thread tick: fold per-thread driver state (task clocks) into the shared counters. */

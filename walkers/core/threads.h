@@ -9,6 +9,7 @@
 #include <ucontext.h>
 #include <jvmti.h>
 #include "wf_samplelog.h"
+#include "samplelog.h"
 
 #define WF_MAX_THREADS 32768 /* the threads workload starts ~300 threads/s; slots are not reused */
 /* Handler levels per thread that walk: with two engines (cpu+wall) one signal's handler can
@@ -24,7 +25,7 @@ struct wf_thread {
     JNIEnv *jni;
     struct wf_log_thread *stats; /* this thread's slot in the shared log */
     jthread ref;                 /* global ref, for JVMTI calls made about this thread */
-    struct wf_frame *frames;     /* depth entries, walkers write here in the handler */
+    struct wf_frame *frames;     /* depth entries, level 0's walkers write here in the handler */
     struct wf_frame *frames_nested; /* depth entries, for a walk in a nested handler (two engines only, else NULL) */
     struct wf_frame *deferred;   /* depth entries, a deferred walker assembles a trace here */
     uint64_t rng;                /* xorshift state for jitter and perturbation (handler, driver) */
@@ -43,6 +44,11 @@ struct wf_thread {
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
     uint64_t nested_ns;          /* handler time of nested levels (cpu+wall), charged by them */
+    /* Prefix-sharing records: one chain per configured walker, with a base buffer of depth
+     * frames allocated at registration (threads.c). Level 0 of the handler only: it swaps a
+     * chain's base with t->frames after each append, so t->frames and the bases are the same
+     * set of buffers in some order, all freed at exit. */
+    struct wf_chain chains[WF_LOG_MAX_WALKERS];
     ucontext_t scratch_uc[WF_NEST_MAX]; /* perturbed copy of the interrupted context, per level */
     /* fault.c, in the handler's walks: protected reads failed on purpose (read_fault_ppm);
      * read atomically by the service thread, which folds it into the log header */

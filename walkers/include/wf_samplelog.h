@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define WF_LOG_MAGIC "WFZLOG\0\1"
-#define WF_LOG_VERSION 1
+#define WF_LOG_VERSION 2 /* 2: prefix-sharing records (seq, shared, slot); 1: every record whole */
 #define WF_LOG_HEADER_SIZE 4096
 #define WF_LOG_MAX_WALKERS 8
 #define WF_LOG_WALKER_NAME 32
@@ -126,7 +126,7 @@ struct wf_frame {
 
 struct wf_record {
     uint32_t commit;    /*  0 wf_commit_word(position), written last */
-    uint32_t len;       /*  4 total bytes, header + frames, multiple of 8 */
+    uint32_t len;       /*  4 total bytes, header + the frames written here, multiple of 8 */
     uint32_t tid;       /*  8 */
     uint16_t walker;    /* 12 index into walker_names */
     uint16_t flags;     /* 14 WF_REC_* */
@@ -136,10 +136,40 @@ struct wf_record {
     uint32_t region;    /* 32 known-stack region id the thread was in, 0 = none */
     uint32_t overhead_ns; /* 36 handler bookkeeping before the commit, walker excluded */
     uint64_t sample;    /* 40 process-wide signal sequence number (shared by walkers of one signal) */
-    /* struct wf_frame frames[(len - 48) / 16]; */
+    uint32_t seq;       /* 48 number in its chain (slot, walker), from 1, 0xffffffff wraps to 1;
+                                0 = standalone: in no chain, extends nothing, extended by nothing */
+    uint16_t slot;      /* 52 the thread's registration slot in the thread table (never reused,
+                                unlike tids): with walker, names the chain */
+    uint16_t shared;    /* 54 frames of the walk not written here but taken from its base, the
+                                walk of record seq-1 of the same chain: base[from, from+shared) */
+    uint16_t at;        /* 56 where they go: walk[at, at+shared) */
+    uint16_t from;      /* 58 */
+    uint32_t reserved;  /* 60 0 */
+    /* struct wf_frame frames[(len - 64) / 16]; the walk's other frames, callee first: walk[0, at)
+     * then walk[at+shared, end) */
 };
 
-#define WF_RECORD_HEADER 48
+#define WF_RECORD_HEADER 64
+
+/*
+ * Prefix-sharing (version 2). Consecutive walks of one thread by one walker mostly share a run
+ * of frames: their root-most frames (a steady root under a changing top: the run ends both
+ * walks), or, in recursion to changing depths, their top frames below the leaf (the run sits
+ * at the same index in both). A chained record (seq != 0) stores only the frames outside the
+ * longest such run it found in its base (the chain's previous record, seq - 1) and where the
+ * run goes; shared == 0 is a full record, which needs no base.
+ *  - The agent advances a chain only when an append claimed its space, so a dropped record
+ *    (full ring) leaves the base where it was and the next record extends the last one written.
+ *  - A reader rebuilds a record only from the base it delivered itself: same slot and walker,
+ *    seq exactly one before, same tid, the run inside both walks. Anything else (a torn base, a
+ *    reader that started mid-chain) is unbased: reported as such, never rebuilt from the wrong
+ *    walk. A full record (every WF_CHAIN_FULL_EVERY records, or when little is shared) restarts
+ *    the chain, so a lost base costs at most that many records.
+ *  - Only level 0 of the signal handler writes chained records: nested handler levels
+ *    (cpu+wall), the safepoint thread and deferred walkers write standalone records.
+ */
+#define WF_CHAIN_FULL_EVERY 64
+#define WF_CHAIN_SHARE_MIN 3 /* fewer shared frames than this: write the record full */
 
 static inline uint32_t wf_commit_word(uint64_t pos) {
     return (uint32_t)((pos >> 3) * 2u + 1u) ^ 0x5746525Au;

@@ -28,6 +28,8 @@ static void offsets(void) {
     OFF(wf_record, commit); OFF(wf_record, len); OFF(wf_record, tid); OFF(wf_record, walker);
     OFF(wf_record, flags); OFF(wf_record, ts_ns); OFF(wf_record, walk_ns); OFF(wf_record, result);
     OFF(wf_record, region); OFF(wf_record, overhead_ns); OFF(wf_record, sample);
+    OFF(wf_record, seq); OFF(wf_record, slot); OFF(wf_record, shared); OFF(wf_record, at);
+    OFF(wf_record, from); OFF(wf_record, reserved);
     OFF(wf_frame, bci); OFF(wf_frame, type); OFF(wf_frame, method);
     printf("sizeof.wf_log_thread %zu\n", sizeof(struct wf_log_thread));
     printf("sizeof.wf_record %zu\n", sizeof(struct wf_record));
@@ -35,15 +37,40 @@ static void offsets(void) {
     for (uint64_t pos = 0; pos < 1u << 20; pos += 4088) printf("commit.%llu %u\n", (unsigned long long)pos, wf_commit_word(pos));
 }
 
+/* Walk i of chainWalk() in chain_test.go: a thread's stack that keeps its root and changes
+ * its top, or recurses to another depth below a changing leaf. */
+static int chain_walk(int i, struct wf_frame *f) {
+    int depth = 3 + (i * 7) % 40, n = 0;
+    if (i % 5 == 4) return 0; /* an error code: no frames */
+    if ((i / 16) % 2 == 1) {
+        /* recursion: the leaf, then levels numbered from the leaf, then the root */
+        f[n++] = (struct wf_frame){.bci = i % 17, .type = 2, .method = 0x7f0000009000ull + (uint64_t)(i % 4)};
+        for (int k = 1; k < depth; k++)
+            f[n++] = (struct wf_frame){.bci = 4 + k % 3, .type = (uint32_t)(1 + k % 3), .method = 0x7f0000008000ull + (uint64_t)(k % 3) * 8};
+    } else {
+        /* a steady root under a top that changes */
+        int top = 1 + i % 4;
+        for (int k = 0; k < top; k++)
+            f[n++] = (struct wf_frame){.bci = i + k, .type = 1, .method = 0x7f0000007000ull + (uint64_t)(i % 9) * 8 + (uint64_t)k};
+        for (int k = depth / 2 - 1; k >= 0; k--) /* numbered from the root */
+            f[n++] = (struct wf_frame){.bci = 10 + k, .type = 0, .method = 0x7f0000006000ull + (uint64_t)k * 8};
+    }
+    f[n++] = (struct wf_frame){.bci = 0, .type = 1, .method = 0x7f0000005000ull}; /* run() */
+    return n;
+}
+
 /* cwriter append LOG N DRAIN: record i has i%13 frames (0: an error code), every field a
- * function of i, like walk() in helpers_test.go. DRAIN=1 consumes after each append. */
+ * function of i, like walk() in helpers_test.go. DRAIN=1 consumes after each append.
+ * cwriter chain LOG N DRAIN: the agent's chained appends of chainWalk(i) on two threads
+ * (slots 1 and 2, tid 100 + slot), two walkers each, as chain_test.go writes them with
+ * Writer.AppendChained. */
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "offsets")) {
         offsets();
         return 0;
     }
-    if (argc != 5 || strcmp(argv[1], "append")) {
-        fprintf(stderr, "usage: cwriter offsets | cwriter append LOG N DRAIN\n");
+    if (argc != 5 || (strcmp(argv[1], "append") && strcmp(argv[1], "chain"))) {
+        fprintf(stderr, "usage: cwriter offsets | cwriter append|chain LOG N DRAIN\n");
         return 2;
     }
     char err[256];
@@ -52,6 +79,23 @@ int main(int argc, char **argv) {
         return 1;
     }
     int n = atoi(argv[3]), drain = atoi(argv[4]);
+    if (!strcmp(argv[1], "chain")) {
+        enum { cap = 64 };
+        static struct wf_frame bufs[5][cap];
+        struct wf_chain chains[4];
+        for (int c = 0; c < 4; c++) chains[c] = (struct wf_chain){.base = bufs[c], .cap = cap};
+        struct wf_frame *walk = bufs[4];
+        for (int i = 0; i < n; i++) {
+            int c = i % 4, slot = 1 + c / 2, nf = chain_walk(i, walk);
+            struct wf_record r = {.tid = (uint32_t)(100 + slot), .walker = (uint16_t)(c % 2), .flags = (uint16_t)(i % 4),
+                                  .ts_ns = (uint64_t)i * 1000, .walk_ns = (uint32_t)(500 + i), .result = nf ? nf : -3,
+                                  .region = (uint32_t)(i % 3), .overhead_ns = (uint32_t)(i * 3), .sample = (uint64_t)i,
+                                  .slot = (uint16_t)slot};
+            wf_log_append_chain(&chains[c], &r, &walk, nf);
+            if (drain) wf_log_header()->read_cursor = wf_log_header()->write_cursor;
+        }
+        return 0;
+    }
     struct wf_frame frames[16];
     for (int i = 0; i < n; i++) {
         int nf = i % 13;
