@@ -31,6 +31,14 @@ const classifyLag = 500 * time.Millisecond
 const rootsWait = 5 * time.Second
 
 // collector reads the sample log while the JVM runs and classifies what it reads.
+//
+// The harness must not compete with the workload it measures (issue 17): while the JVM
+// runs, draining and classification happen on two goroutines of their own, each locked to
+// an OS thread whose nice value is raised (harnessNice) so the JVM's threads, which keep
+// the nice value they started with, win the CPU when both want it. The runner's own loop
+// (heartbeat, hang and overload judgement) stays at normal priority: it does little, and a
+// niced judge would read a busy machine as a silent JVM. The final read, after the JVM
+// exited, runs on the caller.
 type collector struct {
 	dir     string
 	ep      *episode.Episode
@@ -50,15 +58,57 @@ type collector struct {
 	names   []string       // walker names as the agent spells them
 	reqs    *jvmtiRequests // the JFR variant's pending requests, or nil
 	drain   *drainer       // empties the ring while classification runs, or nil
+	work    *classifier    // classifies drained walks while the JVM runs, or nil
+}
+
+// classifier runs collector.classify on its own (niced) goroutine, woken by each live read.
+type classifier struct {
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
+}
+
+// startClassifier moves live classification off the caller's goroutine (after startDrain
+// set c.drain).
+func (c *collector) startClassifier(log *samplelog.Log) {
+	w := &classifier{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	c.work = w
+	go func() {
+		defer close(w.done)
+		lowerPriority()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-c.drain.done: // the runner returned without a final read (cancelled)
+				return
+			case <-w.wake:
+			}
+			c.classify(log, false)
+		}
+	}()
+}
+
+// halt stops the classifier and waits for it (it may be between two walks of a batch).
+func (w *classifier) halt() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
 }
 
 // drainer moves committed records out of the ring on a goroutine of its own, every
 // drainEvery, so that the ring never waits for classification: a batch of 2048-frame walks
 // takes the classifier longer to judge than the agent takes to fill 256 MiB of ring, and a
 // full ring drops walks no oracle then sees. Classification takes the drained records.
+// Two slices alternate (recs filled here, spare handed back by take), so a steady run
+// allocates no batch slices.
 type drainer struct {
 	mu    sync.Mutex
 	recs  []*samplelog.Record
+	spare []*samplelog.Record
 	stats samplelog.Stats
 	first time.Time
 	stop  chan struct{}
@@ -67,21 +117,25 @@ type drainer struct {
 
 const drainEvery = 5 * time.Millisecond
 
-// startDrain begins draining log; read(final=true) stops it before the last read.
+// startDrain begins draining log and classifying on goroutines of their own (the JVM has
+// started: see lowerPriority); read(final=true) stops both before the last read.
 func (c *collector) startDrain(log *samplelog.Log) {
 	d := &drainer{stop: make(chan struct{}), done: make(chan struct{})}
 	c.drain = d
+	c.startClassifier(log)
 	go func() {
 		defer close(d.done)
+		lowerPriority()
 		tick := time.NewTicker(drainEvery)
 		defer tick.Stop()
+		var batch []*samplelog.Record
 		for {
 			select {
 			case <-d.stop:
 				return
 			case <-tick.C:
 			}
-			var batch []*samplelog.Record
+			batch = batch[:0]
 			st, _ := log.ReadLive(samplelog.DefaultGrace, func(r *samplelog.Record) error {
 				batch = append(batch, r)
 				return nil
@@ -93,17 +147,30 @@ func (c *collector) startDrain(log *samplelog.Log) {
 			d.recs = append(d.recs, batch...)
 			d.stats.Add(st)
 			d.mu.Unlock()
+			clear(batch) // the records belong to the collector now
 		}
 	}()
 }
 
-// take hands over what was drained since the last call.
+// take hands over what was drained since the last call. The slice is the caller's until
+// its next call, which gives it back (give).
 func (d *drainer) take() ([]*samplelog.Record, samplelog.Stats, time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	recs, st := d.recs, d.stats
-	d.recs, d.stats = nil, samplelog.Stats{}
+	d.recs, d.stats = d.spare[:0], samplelog.Stats{}
+	d.spare = nil
 	return recs, st, d.first
+}
+
+// give returns a slice take handed out, emptied, for reuse.
+func (d *drainer) give(recs []*samplelog.Record) {
+	clear(recs)
+	d.mu.Lock()
+	if d.spare == nil {
+		d.spare = recs[:0]
+	}
+	d.mu.Unlock()
 }
 
 // halt stops the drainer and waits for it.
@@ -158,7 +225,24 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 	return true
 }
 
+// read takes what the log holds and classifies walks old enough. While the JVM runs
+// (final false, a drainer started) it only wakes the classifier goroutine; final stops
+// both and finishes on the caller.
 func (c *collector) read(log *samplelog.Log, final bool) {
+	if c.work != nil {
+		if !final {
+			select {
+			case c.work.wake <- struct{}{}:
+			default: // a wake-up is pending already
+			}
+			return
+		}
+		c.work.halt()
+	}
+	c.classify(log, final)
+}
+
+func (c *collector) classify(log *samplelog.Log, final bool) {
 	fn := func(r *samplelog.Record) error {
 		if c.first.IsZero() {
 			c.first = time.Now()
@@ -176,6 +260,7 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 			c.first = first
 		}
 		c.pending = append(c.pending, recs...)
+		d.give(recs)
 		c.stats.Add(dst)
 	}
 	if final {
