@@ -385,6 +385,12 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 			name = r
 		}
 		res.Classes[name] = s.Classes
+		if len(s.TopKinds) > 0 {
+			if res.TopKinds == nil {
+				res.TopKinds = map[string]map[string]map[string]uint64{}
+			}
+			res.TopKinds[name] = s.TopKinds
+		}
 		res.LatencyNs[name] = results.Latency{P50: s.LatencyNs.P50, P99: s.LatencyNs.P99, Max: s.LatencyNs.Max}
 		res.OverheadNs[name] = results.Latency{P50: s.OverheadNs.P50, P99: s.OverheadNs.P99, Max: s.OverheadNs.Max}
 		if s.UnresolvedIDs > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 // The vmstructs walker's own checks, on the real agent. They replace the standalone test
@@ -57,6 +58,17 @@ func TestVMStructsTieredAgreement(t *testing.T) {
 			assert.LessOrEqual(t, float64(d["differ:frame"])/float64(d["both_ok"]), 0.01, "a method differs at the same depth")
 			assert.Greater(t, c["ok"], c["truncated:short"])
 			assert.LessOrEqual(t, float64(c["invalid"]), 0.001*float64(walks), "frames that cannot be right: %v", c)
+			// Top frame kinds (the campaign's feedback tuples): vmstructs names tiers, and tiered
+			// recursion is caught both interpreted and compiled; ASGCT names none.
+			tops := res.TopKinds["vmstructs"][walkclass.OK]
+			t.Logf("top kinds: vmstructs %v, asgct %v", res.TopKinds["vmstructs"], res.TopKinds["asgct"])
+			assert.Positive(t, tops["interpreted"]+tops["compiled"]+tops["inlined"], "vmstructs ok walks by top kind: %v", tops)
+			var sum uint64
+			for _, n := range tops {
+				sum += n
+			}
+			assert.Equal(t, c[walkclass.OK], sum, "every ok walk has a top kind")
+			assert.Zero(t, res.TopKinds["asgct"][walkclass.OK]["compiled"], "ASGCT reports no tier")
 		})
 	}
 }
