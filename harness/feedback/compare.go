@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
@@ -53,11 +55,15 @@ func (o *observed) Observe(i int64, r store.Run) {
 }
 
 // Compare runs the campaign twice for the same budget and seed base, FuzzBench style: blind
-// (every index its seed's fresh episode) and with feedback at pct, one after the other on
-// the same machine, each into its own store under dir. The blind arm's pool only counts.
+// (every index its seed's fresh episode) and with feedback at pct, each into its own store
+// under dir. The two arms run at the same time, each with half of opt.Jobs (at least one), so
+// a machine whose load changes during the comparison weighs on both alike. The blind arm's
+// pool only counts.
 func Compare(ctx context.Context, spec campaign.Spec, pct int, x campaign.Executor, opt campaign.Options, dir string) ([]Arm, error) {
-	var arms []Arm
-	for _, p := range []int{0, pct} {
+	pcts := []int{0, pct}
+	arms := make([]Arm, len(pcts))
+	g, ctx := errgroup.WithContext(ctx)
+	for k, p := range pcts {
 		s := spec
 		s.FeedbackPct = p
 		sub := filepath.Join(dir, fmt.Sprintf("feedback-%d", p))
@@ -69,16 +75,25 @@ func Compare(ctx context.Context, spec campaign.Spec, pct int, x campaign.Execut
 		if err != nil {
 			return nil, err
 		}
-		o := &observed{Plan: NewPlan(s), began: time.Now(), seen: map[string]bool{}}
 		armOpt := opt
 		armOpt.RunsDir = filepath.Join(sub, "runs")
-		sum, err := campaign.Run(ctx, o, x, st, nil, armOpt)
-		st.Close()
-		if err != nil {
-			return nil, fmt.Errorf("feedback %d%% arm: %w", p, err)
-		}
-		arms = append(arms, Arm{FeedbackPct: p, Campaign: sum.Campaign, Runs: o.runs, Mutations: o.Mutations(),
-			Tuples: o.Pool.Seen(), Buckets: len(o.seen), Curve: o.curve})
+		armOpt.Jobs = max(1, opt.Jobs/len(pcts))
+		g.Go(func() error {
+			defer st.Close()
+			o := &observed{Plan: NewPlan(s), began: time.Now(), seen: map[string]bool{}}
+			sum, err := campaign.Run(ctx, o, x, st, nil, armOpt)
+			if err != nil {
+				return fmt.Errorf("feedback %d%% arm: %w", p, err)
+			}
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			arms[k] = Arm{FeedbackPct: p, Campaign: sum.Campaign, Runs: o.runs, Mutations: o.Mutations(),
+				Tuples: o.Pool.Seen(), Buckets: len(o.seen), Curve: o.curve}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return arms, nil
 }
