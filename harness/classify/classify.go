@@ -204,15 +204,30 @@ func frameValidity(f *samplelog.Frame, m *methods.Method, top bool, callee *meth
 	if m.Code == nil || m.Native || f.Bci < 0 {
 		return ""
 	}
+	reason := codeValidity(f.Bci, m.Code, top, callee)
+	// A redefined class's methods keep their ids: a bci valid in any version the method
+	// table has seen is valid (a walk may land just before or after the switch).
+	for _, c := range m.Earlier {
+		if reason == "" {
+			break
+		}
+		if codeValidity(f.Bci, c, top, callee) == "" {
+			reason = ""
+		}
+	}
+	return reason
+}
+
+func codeValidity(bci int32, code *methods.Code, top bool, callee *methods.Method) string {
 	switch {
-	case !m.Code.Starts(f.Bci):
+	case !code.Starts(bci):
 		if top {
 			return ReasonNotInstruction
 		}
 		return ReasonCallerNotInvoke
-	case top || callee == nil || m.Code.IsInvoke(f.Bci):
+	case top || callee == nil || code.IsInvoke(bci):
 		return ""
-	case vmUpcall(callee, m.Code, f.Bci):
+	case vmUpcall(callee, code, bci):
 		return ""
 	}
 	return ReasonCallerNotInvoke

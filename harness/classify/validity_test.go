@@ -38,6 +38,30 @@ func validityTable(t *testing.T) *methods.Table {
 	return tab
 }
 
+// A redefined method: a bci that is an instruction (or invoke) in any version the table has
+// seen passes; one that is valid in none is still flagged.
+func TestFrameValidityAcrossRedefinedVersions(t *testing.T) {
+	tab := validityTable(t)
+	// leaf redefined: 0: iconst_1 1: istore_1 2: return (bci 3, iinc in the old body, is past its end)
+	tab.Parse([]byte("M\t0x201\tLapp/C;\tleaf\t()V\t2\ts\nB\t0x201\t043cb1\n"))
+	// caller redefined: 0: invokestatic #1 3: return (bci 1, the old invoke, is inside it)
+	tab.Parse([]byte("M\t0x200\tLapp/C;\tcaller\t()V\t3\t-\nB\t0x200\tb80001b1\n"))
+	c := New(Config{Walkers: []string{"w"}, Methods: tab, MaxDepth: 64})
+	for _, tt := range []struct {
+		name   string
+		frames []samplelog.Frame
+		class  string
+	}{
+		{"old leaf bci, old caller invoke", []samplelog.Frame{f(vLeaf, 3), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
+		{"new leaf bci, new caller invoke", []samplelog.Frame{f(vLeaf, 2), f(vCaller, 0), f(vRoot, 1)}, walkclass.OK},
+		{"inside an instruction in both leaf versions", []samplelog.Frame{f(vLeaf, 4), f(vCaller, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonNotInstruction},
+		{"caller at no invoke in either version", []samplelog.Frame{f(vLeaf, 2), f(vCaller, 3), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
+	} {
+		class, _ := c.Classify(&samplelog.Record{Result: int32(len(tt.frames)), Frames: tt.frames})
+		assert.Equal(t, tt.class, class, tt.name)
+	}
+}
+
 func TestFrameValidity(t *testing.T) {
 	c := New(Config{Walkers: []string{"w"}, Methods: validityTable(t), MaxDepth: 64})
 	tests := []struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,9 @@ type Method struct {
 	Static      bool
 	ThreadClass bool  // declared by java.lang.Thread or a subclass
 	Code        *Code // its bytecode, when the agent could write it (nil for native, abstract)
+	// Earlier: the bytecode of versions before a redefinition listed the method again under
+	// the same id (MaxBci is then the largest over all versions).
+	Earlier []*Code
 }
 
 // String is the method as a Java programmer reads it: java.lang.Thread.run()V.
@@ -123,6 +127,8 @@ func (t *Table) Parse(data []byte) int {
 			id, code, err := parseCodeLine(line)
 			if m := t.byID[id]; err == nil && m != nil {
 				m.Code = code
+				// A listing again of an unchanged version: no need to keep its twin.
+				m.Earlier = slices.DeleteFunc(m.Earlier, func(c *Code) bool { return bytes.Equal(c.Bytes, code.Bytes) })
 			} else {
 				t.malformed++
 			}
@@ -137,8 +143,17 @@ func (t *Table) Parse(data []byte) int {
 	}
 }
 
-// Add puts m in the table; a later line for the same id replaces an earlier one.
+// Add puts m in the table. A later line for the same id and the same method is another
+// version of it (the agent lists a redefined class again): its bytecode joins the earlier
+// ones and MaxBci covers all. A later line naming another method replaces the entry.
 func (t *Table) Add(m Method) {
+	if old := t.byID[m.ID]; old != nil && old.Internal == m.Internal && old.Name == m.Name && old.Sig == m.Sig {
+		m.MaxBci = max(m.MaxBci, old.MaxBci)
+		m.Earlier = old.Earlier
+		if old.Code != nil && !slices.ContainsFunc(m.Earlier, func(c *Code) bool { return bytes.Equal(c.Bytes, old.Code.Bytes) }) {
+			m.Earlier = append(m.Earlier, old.Code)
+		}
+	}
 	t.byID[m.ID] = &m
 	if m.IsMain() {
 		t.mains[m.internal()] = true

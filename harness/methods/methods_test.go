@@ -165,3 +165,25 @@ func FuzzDecodeCode(f *testing.F) {
 		}
 	})
 }
+
+// A redefined class is listed again under the same ids: each method keeps every version's
+// bytecode and the largest max bci; listing an unchanged version again keeps one copy.
+func TestRedefinedVersionsAccumulate(t *testing.T) {
+	tab := New()
+	tab.Parse([]byte("M\t0x1\tLA;\tf\t()V\t4\t-\nB\t0x1\t2ab60001b1\n"))
+	tab.Parse([]byte("M\t0x1\tLA;\tf\t()V\t4\t-\nB\t0x1\t2ab60001b1\n")) // listed twice, same version
+	m := tab.Get(1)
+	require.NotNil(t, m)
+	assert.Empty(t, m.Earlier)
+	tab.Parse([]byte("M\t0x1\tLA;\tf\t()V\t1\t-\nB\t0x1\t04b1\n")) // redefined: shorter body
+	m = tab.Get(1)
+	assert.Equal(t, int32(4), m.MaxBci, "the largest over versions")
+	assert.Equal(t, []byte{0x04, 0xb1}, m.Code.Bytes)
+	require.Len(t, m.Earlier, 1)
+	assert.Equal(t, []byte{0x2a, 0xb6, 0x00, 0x01, 0xb1}, m.Earlier[0].Bytes)
+	tab.Parse([]byte("M\t0x1\tLB;\tg\t()V\t2\t-\n")) // another method under the id: replaced
+	m = tab.Get(1)
+	assert.Equal(t, "B.g()V", m.String())
+	assert.Empty(t, m.Earlier)
+	assert.Equal(t, int32(2), m.MaxBci)
+}

@@ -44,6 +44,16 @@ static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *jni, jthread th, jclas
     if (live) wf_methods_class(j, jni, k);
 }
 
+/* Enabled at VMInit (not at load: a hook enabled during start-up makes the VM hand every
+ * CDS-archived class's bytes to it). Only redefinitions matter: the method table re-lists the
+ * class once the new version is installed. */
+static void JNICALL on_class_file_load_hook(jvmtiEnv *j, JNIEnv *jni, jclass being_redefined, jobject loader,
+                                            const char *name, jobject domain, jint len, const unsigned char *data,
+                                            jint *new_len, unsigned char **new_data) {
+    (void)j, (void)loader, (void)name, (void)domain, (void)len, (void)data, (void)new_len, (void)new_data;
+    if (being_redefined) wf_methods_redefined(jni, being_redefined);
+}
+
 static void JNICALL on_vm_start(jvmtiEnv *j, JNIEnv *jni) {
     (void)j;
     wf_methods_set_thread_class(jni);
@@ -85,6 +95,7 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
         (*j)->RawMonitorExit(j, tick_monitor);
         /* A thread inside our handler for seconds (a walker wedged, or spinning) is a hang
          * even when the VM itself keeps going: stop the heartbeat so the harness sees it. */
+        wf_methods_relist(j, jni);
         if (wf_threads_tick()) continue;
         struct wf_log_header *hdr = wf_log_header();
         __atomic_store_n(&hdr->heartbeat_ns, wf_now_ns(), __ATOMIC_RELEASE);
@@ -105,6 +116,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
         (*j)->Deallocate(j, (unsigned char *)classes);
     }
     wf_walkers_vm_init(j, jni);
+    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
     int walkers = in_process_walkers();
 
     wf_budget_init();
@@ -189,6 +201,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     cb.ThreadEnd = on_thread_end;
     cb.ClassLoad = on_class_load;
     cb.ClassPrepare = on_class_prepare;
+    cb.ClassFileLoadHook = on_class_file_load_hook;
     (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
     jvmtiEvent evs[] = {JVMTI_EVENT_VM_INIT,     JVMTI_EVENT_VM_DEATH,   JVMTI_EVENT_VM_START,
                         JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_LOAD,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "base.h"
 #include "knownstack.h"
 #include "methods.h"
 
@@ -94,6 +95,63 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
     pthread_mutex_unlock(&lock);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+}
+
+/* Classes being redefined or retransformed, re-listed by the service thread once the new
+ * version is in place: the hook runs while the new bytes are parsed, before the VM installs
+ * them at a safepoint, so a class is listed again once it has been queued 20 ms, and a second
+ * time after a second in case that safepoint came late (a repeated listing changes nothing).
+ * A fixed array under the table's lock: the hook is a JVMTI callback, never signal context.
+ * A full queue drops the class: its walks may then be judged against the old bytecode. */
+#define WF_REDEFINED_MAX 256
+static struct redefined {
+    jclass klass; /* global ref */
+    uint64_t queued_ns;
+    int listed; /* times listed since queued */
+} redefined[WF_REDEFINED_MAX];
+static int nredefined;
+
+void wf_methods_redefined(JNIEnv *jni, jclass klass) {
+    if (!out || !jni || !klass) return;
+    uint64_t now = wf_now_ns();
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nredefined; i++) {
+        if ((*jni)->IsSameObject(jni, redefined[i].klass, klass)) {
+            redefined[i].queued_ns = now;
+            redefined[i].listed = 0;
+            pthread_mutex_unlock(&lock);
+            return;
+        }
+    }
+    if (nredefined < WF_REDEFINED_MAX) {
+        jclass g = (*jni)->NewGlobalRef(jni, klass);
+        if (g) redefined[nredefined++] = (struct redefined){g, now, 0};
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void wf_methods_relist(jvmtiEnv *jvmti, JNIEnv *jni) {
+    jclass due[WF_REDEFINED_MAX], done[WF_REDEFINED_MAX];
+    int ndue = 0, ndone = 0;
+    uint64_t now = wf_now_ns();
+    pthread_mutex_lock(&lock);
+    int keep = 0;
+    for (int i = 0; i < nredefined; i++) {
+        struct redefined *r = &redefined[i];
+        uint64_t age = now - r->queued_ns;
+        if ((r->listed == 0 && age >= 20000000ull) || (r->listed == 1 && age >= 1000000000ull)) {
+            due[ndue++] = r->klass;
+            r->listed++;
+        }
+        if (r->listed >= 2) done[ndone++] = r->klass;
+        else redefined[keep++] = *r;
+    }
+    nredefined = keep;
+    pthread_mutex_unlock(&lock);
+    /* The same jmethodIDs now name the new version's methods (HotSpot moves each id to the
+     * method that replaces it); the harness keeps every version's bytecode per id. */
+    for (int i = 0; i < ndue; i++) wf_methods_class(jvmti, jni, due[i]);
+    for (int i = 0; i < ndone; i++) (*jni)->DeleteGlobalRef(jni, done[i]);
 }
 
 void wf_methods_close(void) {

@@ -9,5 +9,9 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass);
 void wf_methods_close(void);
 void wf_methods_set_thread_class(JNIEnv *jni);
 void wf_methods_bytecodes(int on);
+/* A class is being redefined or retransformed (ClassFileLoadHook): queue it... */
+void wf_methods_redefined(JNIEnv *jni, jclass klass);
+/* ...and list its methods again, with the new version's bytecode (service thread). */
+void wf_methods_relist(jvmtiEnv *jvmti, JNIEnv *jni);
 
 #endif
