@@ -209,13 +209,16 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     struct wf_walk_ctx ctx = {.ucontext = uc, .jni = t->jni, .tid = t->tid, .sample = sample};
     uint32_t region = t->region;
     /* Clock reads: entry (t0), the re-arm's two in the timer modes only, one before the
-     * walks, then per walker one after its walk and one after its append (the next walk's
-     * start), and one at the end: 5 per signal with one walker in cpu mode. */
+     * walks, per walker one after its walk and one after its append (the next walk's start;
+     * after the last walker's append only on every 16th signal, when the append is timed),
+     * and one at the end: 4 per signal with one walker in cpu mode (5 when timed; 8 before). */
     uint64_t now = wf_now_ns();
     /* overhead_ns: this signal's bookkeeping before its first walk (re-arm excluded), plus
-     * one append as measured on this thread's previous signal (an append cannot time itself). */
+     * one append as last timed on this thread (an append cannot time itself). */
     uint32_t pre = (uint32_t)(now - t0 - rearm_ns);
+    int timed = (sample & 15) == 1; /* the thread's first signal is timed too */
     uint64_t append_total = 0;
+    int appends = 0;
     int wf_nwalkers;
     const struct wf_walker *const *wf_walkers = wf_walkers_list(&wf_nwalkers); /* fixed since load */
     /* cpu+wall: the other engine's signal may interrupt only the walks (see wf_handler_install). */
@@ -258,13 +261,17 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
              * walk writes into: level 0's frames buffer is whichever the chains left over. */
             wf_log_append_chain(w < WF_LOG_MAX_WALKERS ? &t->chains[w] : NULL, &r, &frames, n > 0 ? n : 0);
             t->frames = frames;
-        } else wf_log_append(r.tid, r.walker, r.flags, r.ts_ns, r.walk_ns, n, region, r.overhead_ns, sample, frames,
-                           n > 0 ? n : 0);
-        now = wf_now_ns();
-        append_total += now - w1;
+        } else {
+            wf_log_append_record(&r, frames, n > 0 ? n : 0);
+        }
+        if (timed || k + 1 < wf_nwalkers) {
+            now = wf_now_ns();
+            append_total += now - w1;
+            appends++;
+        }
     }
     if (nestable) pthread_sigmask(SIG_BLOCK, nestable, NULL);
-    t->last_append_ns = (uint32_t)(append_total / (uint64_t)wf_nwalkers);
+    if (timed && appends) t->last_append_ns = (uint32_t)(append_total / (uint64_t)appends);
     if (!level && wf_cfg->reference_pct && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
         wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
 

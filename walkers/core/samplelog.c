@@ -13,6 +13,8 @@ static struct wf_log_header *wf_hdr; /* the mapping; this file owns it */
 static unsigned char *ring;
 static uint64_t ring_mask;
 static uint64_t ring_size;
+static uint64_t page_size;
+static uint64_t prefaulted; /* ring bytes [0, prefaulted) were touched for writing (service thread) */
 
 /* Standalone use (a reproducer run without the harness): lay the file out ourselves,
  * exactly as the harness would. */
@@ -72,7 +74,27 @@ int wf_log_map(const char *path, char *err, size_t errlen) {
     ring = (unsigned char *)p + h->ring_offset;
     ring_size = h->ring_size;
     ring_mask = ring_size - 1;
+    long ps = sysconf(_SC_PAGESIZE);
+    page_size = ps > 0 ? (uint64_t)ps : 4096;
+    wf_log_prefault(WF_LOG_PREFAULT_AHEAD / 8);
     return 0;
+}
+
+/* The ring is a fresh file's pages: the first store into each page faults (the kernel finds
+ * or allocates the page-cache page and the filesystem reserves its block), several
+ * microseconds that a signal handler appending there would spend on the interrupted thread,
+ * once per 4 KiB of records until the ring has wrapped once. So the service thread touches
+ * the pages ahead of the write cursor first, with a locked add of zero to one word of each:
+ * a write access that changes no byte, so a record a handler is writing into the same page
+ * at that moment (or one the harness has not read yet) is never disturbed. After the first
+ * lap every page has been touched and this does nothing. */
+void wf_log_prefault(uint64_t ahead) {
+    if (!wf_hdr || prefaulted >= ring_size) return;
+    uint64_t limit = __atomic_load_n(&wf_hdr->write_cursor, __ATOMIC_RELAXED) + ahead;
+    if (limit > ring_size) limit = ring_size;
+    for (uint64_t off = prefaulted; off < limit; off += page_size)
+        __atomic_fetch_add((uint64_t *)(ring + off), 0, __ATOMIC_RELAXED);
+    if (limit > prefaulted) prefaulted = (limit + page_size - 1) & ~(page_size - 1);
 }
 
 void wf_log_error(const char *fmt, ...) {
@@ -133,7 +155,7 @@ static void put(uint64_t pos, const struct wf_record *r, const struct wf_frame *
     __atomic_store_n((uint32_t *)(ring + (pos & ring_mask)), wf_commit_word(pos), __ATOMIC_RELEASE);
 }
 
-static int append_standalone(struct wf_record *r, const struct wf_frame *frames, int nframes) {
+int wf_log_append_record(struct wf_record *r, const struct wf_frame *frames, int nframes) {
     if (nframes < 0) nframes = 0;
     if ((uint64_t)nframes > max_frames()) nframes = (int)max_frames();
     r->commit = 0;
@@ -162,7 +184,7 @@ int wf_log_append(uint32_t tid, uint16_t walker, uint16_t flags, uint64_t ts_ns,
         .overhead_ns = overhead_ns,
         .sample = sample,
     };
-    return append_standalone(&r, frames, nframes);
+    return wf_log_append_record(&r, frames, nframes);
 }
 
 /* Frames compared as two words each; may_alias: the same bytes are also read as wf_frame. */
@@ -214,7 +236,7 @@ int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame
     struct wf_frame *walk = *frames;
     if (!c || !c->base || nframes <= 0 || (uint32_t)nframes > c->cap || nframes > 0xffff ||
         (uint64_t)nframes > max_frames())
-        return append_standalone(r, walk, nframes);
+        return wf_log_append_record(r, walk, nframes);
     uint32_t n = (uint32_t)nframes, nb = c->nbase, m = n < nb ? n : nb;
     uint32_t shared = 0, at = 0, from = 0;
     if (c->seq && c->since_full + 1 < WF_CHAIN_FULL_EVERY) {

@@ -17,6 +17,9 @@ void wf_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int wf_log_append(uint32_t tid, uint16_t walker, uint16_t flags, uint64_t ts_ns, uint32_t walk_ns,
                   int32_t result, uint32_t region, uint32_t overhead_ns, uint64_t sample,
                   const struct wf_frame *frames, int nframes);
+/* Signal-safe: wf_log_append with the header fields (slot included) in r, as the caller
+ * filled them in; len and the chain fields are set here. */
+int wf_log_append_record(struct wf_record *r, const struct wf_frame *frames, int nframes);
 /* One thread's chain of prefix-sharing records for one walker (wf_samplelog.h). Its base
  * buffer is allocated at the thread's registration; read and written only by level 0 of the
  * signal handler on that thread, so plain loads and stores suffice. */
@@ -36,6 +39,11 @@ struct wf_chain {
  * copied. A NULL chain, no frames, or more frames than the chain can describe: a standalone
  * record, chain and buffers untouched. 0, or -1 when the ring was full. */
 int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame **frames, int nframes);
+/* Outside signal context (the service thread's tick, and once at map time): touches the
+ * ring's pages up to `ahead` bytes past the write cursor for writing, so that appends do not
+ * take the first-touch page faults of the ring's first lap. */
+void wf_log_prefault(uint64_t ahead);
+#define WF_LOG_PREFAULT_AHEAD (8ull << 20)
 /* A thread's counters slot, NULL past the table's end. */
 struct wf_log_thread *wf_log_thread_slot(int slot);
 

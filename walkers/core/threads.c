@@ -129,6 +129,7 @@ uint32_t wf_threads_tick(void) {
     __atomic_store_n(&h->overruns, over, __ATOMIC_RELAXED);
     __atomic_store_n(&h->read_faults_injected, read_faults, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg_lock);
+    wf_log_prefault(WF_LOG_PREFAULT_AHEAD);
     return stuck;
 }
 

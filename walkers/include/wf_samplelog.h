@@ -139,7 +139,8 @@ struct wf_record {
     uint32_t seq;       /* 48 number in its chain (slot, walker), from 1, 0xffffffff wraps to 1;
                                 0 = standalone: in no chain, extends nothing, extended by nothing */
     uint16_t slot;      /* 52 the thread's registration slot in the thread table (never reused,
-                                unlike tids): with walker, names the chain */
+                                unlike tids): with walker, names the chain; 0 in standalone
+                                records written outside the handler (safepoint, deferred) */
     uint16_t shared;    /* 54 frames of the walk not written here but taken from its base, the
                                 walk of record seq-1 of the same chain: base[from, from+shared) */
     uint16_t at;        /* 56 where they go: walk[at, at+shared) */
