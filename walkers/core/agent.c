@@ -104,6 +104,19 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
+    int walkers = in_process_walkers();
+    /* Walkers and signal handlers first, live after: a thread that starts while the classes
+     * are listed below is registered at once and its signal engine armed, so its first signal
+     * must find our handler installed and the walkers initialized. (With the handler installed
+     * after the listing, a thread started meanwhile got SIGPROF under its default action at a
+     * 20 us interval: the JVM died 258 ms in, "killed by profiling timer expired", a crash of
+     * walkfuzz's making filed as a finding.) */
+    wf_walkers_vm_init(j, jni);
+    wf_budget_init();
+    if (wf_fault_install() || (walkers && wf_handler_install())) {
+        fail("cannot install signal handlers");
+        return;
+    }
     /* Live before listing classes: a class prepared in between is written twice, never lost. */
     live = 1;
     jint n = 0;
@@ -115,15 +128,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
         }
         (*j)->Deallocate(j, (unsigned char *)classes);
     }
-    wf_walkers_vm_init(j, jni);
     (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
-    int walkers = in_process_walkers();
-
-    wf_budget_init();
-    if (wf_fault_install() || (walkers && wf_handler_install())) {
-        fail("cannot install signal handlers");
-        return;
-    }
     if (wf_agent_thread(j, jni, "walkfuzz-service", service_main)) fail("cannot start the service thread");
     if (wf_safepoint_start(j, jni, wf_walkers_need_safepoint(), wf_walkers_reference())) fail("cannot start the safepoint service thread");
     if (walkers && wf_driver_start_sampler()) fail("cannot start the sampler thread");
