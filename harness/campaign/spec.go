@@ -78,7 +78,7 @@ func (s Spec) Episode(i int64) episode.Episode {
 	if len(s.Walkers) > 0 {
 		p.Walkers = s.Walkers[pick(seed, 0x77a1, len(s.Walkers))]
 	}
-	if jdks := s.jdksFor(p.Walkers); len(jdks) > 0 {
+	if jdks := s.JDKsFor(p.Walkers); len(jdks) > 0 {
 		p.JDK = jdks[pick(seed, 0x1dc, len(jdks))]
 	}
 	e := episode.Derive(seed, p)
@@ -88,9 +88,9 @@ func (s Spec) Episode(i int64) episode.Episode {
 	return e
 }
 
-// jdksFor lists the JDKs of the spec that run every walker of set; all of them when none
+// JDKsFor lists the JDKs of the spec that run every walker of set; all of them when none
 // does (the runs then say why) or nothing was probed.
-func (s Spec) jdksFor(set []string) []string {
+func (s Spec) JDKsFor(set []string) []string {
 	if len(s.Unsupported) == 0 {
 		return s.JDKs
 	}

@@ -38,5 +38,5 @@ func TestEpisodesDrawOnlyJDKsThatRunTheirWalkers(t *testing.T) {
 	// A walker no JDK runs keeps every JDK: its runs say why.
 	none := base
 	none.Unsupported = map[string][]string{"25": {"jvmti"}, "17": {"jvmti"}, "/jdks/17-zero": {"jvmti"}}
-	assert.Equal(t, base.JDKs, none.jdksFor([]string{"jvmti"}))
+	assert.Equal(t, base.JDKs, none.JDKsFor([]string{"jvmti"}))
 }

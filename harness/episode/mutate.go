@@ -97,3 +97,27 @@ func clone(e Episode) Episode {
 	}
 	return c
 }
+
+// Transfer returns parent moved to another walker set or JDK (empty: keep the parent's),
+// every other dimension kept: what an engineer does with an anomaly — does it happen on the
+// other JDK, does the other walker see it? The read-fault rate, drawn only for walkers it
+// reaches, follows the walkers: dropped when none is reached, the seed's draw when the parent
+// had none.
+func Transfer(parent Episode, seed Seed, walkers []string, jdk string, modes []string) Episode {
+	child := clone(parent)
+	child.Seed = seed
+	if len(walkers) > 0 {
+		child.Walkers = append([]string(nil), walkers...)
+	}
+	if jdk != "" {
+		child.JDK = jdk
+	}
+	switch {
+	case !ReadFaultsApply(child.Walkers):
+		child.Perturb.ReadFaultPPM = 0
+	case !ReadFaultsApply(parent.Walkers):
+		donor := Derive(seed, Pins{Workload: parent.Workload, Walkers: child.Walkers, JDK: child.JDK, Modes: modes})
+		child.Perturb.ReadFaultPPM = donor.Perturb.ReadFaultPPM
+	}
+	return child
+}

@@ -106,6 +106,33 @@ func TestFeedbackCampaignMutatesInterestingEpisodes(t *testing.T) {
 	assert.NotEqual(t, p.Spec.ID(), blind.Spec.ID(), "feedback is part of the campaign's name")
 }
 
+// A quarter of the mutations move the parent to another JDK and a quarter to another walker
+// set, never to a JDK that cannot run its walkers.
+func TestMutationsTransferAcrossJDKsAndWalkers(t *testing.T) {
+	spec := campaign.Spec{SeedBase: 0x5eed, JDKs: []string{"25", "17", "/zero"}, FeedbackPct: 100,
+		Walkers:     [][]string{{"asgct"}, {"vmstructs"}, {"asgct", "vmstructs"}},
+		Unsupported: map[string][]string{"/zero": {"vmstructs"}}}
+	p := NewPlan(spec)
+	parent := episode.Derive(0x1, episode.Pins{Workload: "loops", Walkers: []string{"vmstructs"}, JDK: "17"})
+	dims := map[string]int{}
+	for i := 0; i < 400; i++ {
+		e, dim := p.mutate(parent, campaign.SeedFor(0x99, int64(i)))
+		dims[dim]++
+		require.NoError(t, e.Validate())
+		assert.NotContains(t, spec.Unsupported[e.JDK], e.Walkers[0], "%s: %v on %s", dim, e.Walkers, e.JDK)
+		switch dim {
+		case "jdk":
+			assert.Equal(t, "25", e.JDK, "the one other JDK that runs vmstructs")
+			assert.Equal(t, parent.Walkers, e.Walkers)
+		case "walkers":
+			assert.NotEqual(t, parent.Walkers, e.Walkers)
+			assert.Equal(t, parent.JDK, e.JDK)
+		}
+	}
+	assert.InDelta(t, 100, dims["jdk"], 40, "%v", dims)
+	assert.InDelta(t, 100, dims["walkers"], 40, "%v", dims)
+}
+
 func TestCompareArms(t *testing.T) {
 	spec := campaign.Spec{SeedBase: 0xfeed, Workloads: []string{"recursion"}, Episodes: 300}
 	arms, err := Compare(context.Background(), spec, 50, world{}, campaign.Options{Jobs: 1,

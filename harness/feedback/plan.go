@@ -2,6 +2,7 @@ package feedback
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
@@ -39,6 +40,8 @@ func (p *Plan) Len() int64 { return p.Spec.Len() }
 const (
 	saltCoin   = 0xfeedc017
 	saltParent = 0xfeed9a7e
+	saltKind   = 0xfeedc1d5
+	saltTarget = 0xfeed7a67
 )
 
 // Episode is index i's episode: a mutation or a fresh one.
@@ -46,7 +49,7 @@ func (p *Plan) Episode(i int64) episode.Episode {
 	seed := campaign.SeedFor(p.Spec.SeedBase, i)
 	if p.Spec.FeedbackPct > 0 && int(campaign.Mix(uint64(seed)^saltCoin)%100) < p.Spec.FeedbackPct {
 		if parent, ok := p.Pool.pick(campaign.Mix(uint64(seed) ^ saltParent)); ok {
-			e, dim := episode.Mutate(parent.Run.Episode, seed, p.Spec.Modes)
+			e, dim := p.mutate(parent.Run.Episode, seed)
 			if p.Spec.DurationCap > 0 && e.DurationMs > p.Spec.DurationCap {
 				e.DurationMs = p.Spec.DurationCap
 			}
@@ -57,6 +60,38 @@ func (p *Plan) Episode(i int64) episode.Episode {
 		}
 	}
 	return p.Spec.Episode(i)
+}
+
+// mutate changes one thing of parent: a quarter of the mutations move it to another JDK of
+// the spec, a quarter to another walker set (each only where the spec has another that runs
+// its walkers), the rest change one dimension of the episode itself (episode.Mutate).
+// Tuples name the walker and the JDK, so an anomaly one episode reached is tried at once
+// where it has not been seen.
+func (p *Plan) mutate(parent episode.Episode, seed episode.Seed) (episode.Episode, string) {
+	pick := func(n int) int { return int(campaign.Mix(uint64(seed)^saltTarget) % uint64(n)) }
+	switch campaign.Mix(uint64(seed)^saltKind) % 4 {
+	case 0:
+		var other []string
+		for _, j := range p.Spec.JDKsFor(parent.Walkers) {
+			if j != parent.JDK {
+				other = append(other, j)
+			}
+		}
+		if len(other) > 0 {
+			return episode.Transfer(parent, seed, nil, other[pick(len(other))], p.Spec.Modes), "jdk"
+		}
+	case 1:
+		var other [][]string
+		for _, set := range p.Spec.Walkers {
+			if !slices.Equal(set, parent.Walkers) && slices.Contains(p.Spec.JDKsFor(set), parent.JDK) {
+				other = append(other, set)
+			}
+		}
+		if len(other) > 0 {
+			return episode.Transfer(parent, seed, other[pick(len(other))], "", p.Spec.Modes), "walkers"
+		}
+	}
+	return episode.Mutate(parent, seed, p.Spec.Modes)
 }
 
 // Mutation says what index i's episode mutated, "" for a fresh one.
