@@ -52,7 +52,7 @@ func chainRecord(i int) (*Record, int) {
 // plain is r without what only the encoding decides, for comparing walks.
 func plain(r *Record) Record {
 	p := *r
-	p.Pos, p.Seq, p.Shared, p.At, p.From = 0, 0, 0, 0, 0
+	p.Pos, p.Seq, p.Shared, p.At, p.From, p.BaseSeq = 0, 0, 0, 0, 0, 0
 	if len(p.Frames) == 0 {
 		p.Frames = nil
 	}
@@ -80,6 +80,9 @@ func TestChainRoundTrip(t *testing.T) {
 		default:
 			runs["same index"]++
 		}
+		if r.Shared > 0 && r.BaseSeq != r.Seq-1 {
+			runs["from the deep base"]++
+		}
 		if i%7 == 0 { // standalone records between chained ones leave the chains alone
 			s := walk(i, i%9)
 			require.NoError(t, w.Append(s))
@@ -90,7 +93,7 @@ func TestChainRoundTrip(t *testing.T) {
 		want = append(want, *r)
 	}
 	t.Logf("records: %v", runs)
-	for _, k := range []string{"standalone", "full", "root-most", "same index"} {
+	for _, k := range []string{"standalone", "full", "root-most", "same index", "from the deep base"} {
 		assert.Greater(t, runs[k], 10, k)
 	}
 	got, st := readAll(t, l)
@@ -185,12 +188,7 @@ func tearChained(w *Writer, c *Chain, r *Record) {
 	}
 	seq := nextSeq(c.seq)
 	w.fill(pos, n, r, seq, run, frames)
-	c.base, c.seq = append(c.base[:0], r.Frames...), seq
-	if run.Shared > 0 {
-		c.sinceFull++
-	} else {
-		c.sinceFull = 0
-	}
+	c.advance(seq, run.Shared, r.Frames)
 }
 
 // TestChainTornBase: records extending a torn record are unbased (skipped and counted), never
@@ -229,20 +227,20 @@ func tornBase(t *testing.T, tornAt int) int {
 	}
 	got, st := readAll(t, l)
 	assert.Equal(t, uint64(1), st.Torn)
-	// What the reader must deliver: everything but the torn record and, on its chain, the
-	// chained records that extend it up to the next full one.
+	// What the reader must deliver: everything but the torn record and the chained records
+	// whose base it does not hold (a model reader with the reader's rule for what it holds).
 	var want []*Record
-	broken := false
+	models := make([]chainBase, 4)
 	unbased := 0
 	for _, o := range all {
+		m := &models[o.chain]
 		switch {
 		case o.torn:
-			broken = true
-		case o.chain == tornAt%4 && broken && o.r.Seq != 0 && o.r.Shared > 0:
+		case o.r.Seq != 0 && o.r.Shared > 0 && m.walk(o.r.BaseSeq) == nil:
 			unbased++
 		default:
-			if o.chain == tornAt%4 && o.r.Seq != 0 && o.r.Shared == 0 {
-				broken = false
+			if o.r.Seq != 0 {
+				m.delivered(o.r.Tid, o.r.Seq, o.r.Shared, o.r.Frames)
 			}
 			want = append(want, o.r)
 		}
@@ -281,7 +279,7 @@ func TestChainSlotsAndTids(t *testing.T) {
 	forged := &Record{Tid: 501, Slot: 1, Frames: []Frame{{Method: 0x99}}, Result: 5}
 	_, err := w.appendRaw(forged, 2, Run{}, forged.Frames)
 	require.NoError(t, err)
-	_, err = w.appendRaw(forged, 2, Run{Shared: 4, At: 1, From: 1}, forged.Frames)
+	_, err = w.appendRaw(forged, 3, Run{Shared: 4, At: 1, From: 1, BaseSeq: 1}, forged.Frames)
 	require.NoError(t, err)
 
 	got, st := readAll(t, l)
@@ -290,10 +288,10 @@ func TestChainSlotsAndTids(t *testing.T) {
 	assert.Equal(t, stack(0x11), got[1].Frames)
 	assert.Equal(t, stack(0x12), got[2].Frames)
 	assert.Equal(t, []Frame{{Method: 0x99}}, got[3].Frames, "a full record of slot 1 by another tid restarts the chain")
-	assert.Equal(t, uint64(1), st.Unbased, "seq 2 again does not extend seq 2")
+	assert.Equal(t, uint64(1), st.Unbased, "slot 1's seq 1 was replaced by the full record of another tid")
 
 	// Same slot and seq, another tid: unbased.
-	_, err = w.appendRaw(&Record{Tid: 777, Slot: 1, Result: 2}, 3, Run{Shared: 1, At: 1, From: 0}, []Frame{{Method: 1}})
+	_, err = w.appendRaw(&Record{Tid: 777, Slot: 1, Result: 2}, 4, Run{Shared: 1, At: 1, From: 0, BaseSeq: 2}, []Frame{{Method: 1}})
 	require.NoError(t, err)
 	got, st = readAll(t, l)
 	assert.Empty(t, got)
@@ -310,12 +308,14 @@ func TestChainBadRuns(t *testing.T) {
 		run  Run
 		new  int // frames written
 	}{
-		{"run past the base", 2, Run{Shared: 3, At: 1, From: 2}, 1},
-		{"run placed past the frames written", 2, Run{Shared: 3, At: 2, From: 0}, 1},
-		{"standalone with a run", 0, Run{Shared: 3, At: 1, From: 0}, 1},
+		{"run past the base", 2, Run{Shared: 3, At: 1, From: 2, BaseSeq: 1}, 1},
+		{"run placed past the frames written", 2, Run{Shared: 3, At: 2, From: 0, BaseSeq: 1}, 1},
+		{"standalone with a run", 0, Run{Shared: 3, At: 1, From: 0, BaseSeq: 1}, 1},
 		{"position without a run", 2, Run{At: 1}, 4},
-		{"seq skips one", 3, Run{Shared: 3, At: 1, From: 1}, 1},
-		{"seq 1 extends nothing", 1, Run{Shared: 3, At: 1, From: 1}, 1},
+		{"base named without a run", 2, Run{BaseSeq: 1}, 4},
+		{"base not held", 3, Run{Shared: 3, At: 1, From: 1, BaseSeq: 2}, 1},
+		{"no base named", 2, Run{Shared: 3, At: 1, From: 1}, 1},
+		{"extends itself", 1, Run{Shared: 3, At: 1, From: 1, BaseSeq: 1}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

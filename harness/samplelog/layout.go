@@ -89,7 +89,7 @@ const (
 	recShared     = 54
 	recAt         = 56
 	recFrom       = 58
-	recReserved   = 60
+	recBaseSeq    = 60
 )
 
 // Prefix-sharing (wf_samplelog.h): the agent writes a chained record full every

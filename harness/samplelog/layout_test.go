@@ -102,7 +102,7 @@ func TestLayoutMatchesCHeader(t *testing.T) {
 		"wf_record.shared":                   recShared,
 		"wf_record.at":                       recAt,
 		"wf_record.from":                     recFrom,
-		"wf_record.reserved":                 recReserved,
+		"wf_record.base_seq":                 recBaseSeq,
 		"wf_frame.bci":                       0,
 		"wf_frame.type":                      4,
 		"wf_frame.method":                    8,

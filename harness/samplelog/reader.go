@@ -33,12 +33,14 @@ type Record struct {
 	Frames     []Frame
 	// Prefix-sharing (version 2, wf_samplelog.h): Seq is the record's number in its chain
 	// (Slot, Walker), 0 for a standalone record; Frames[At, At+Shared) were rebuilt from the
-	// chain's previous walk (its frames [From, From+Shared)) rather than read from this record.
-	Seq    uint32
-	Slot   uint16
-	Shared uint16
-	At     uint16
-	From   uint16
+	// walk of the chain's record BaseSeq (its frames [From, From+Shared)) rather than read
+	// from this record.
+	Seq     uint32
+	Slot    uint16
+	Shared  uint16
+	At      uint16
+	From    uint16
+	BaseSeq uint32
 }
 
 // Stats counts what one Read consumed. Bytes+UnbasedBytes+TornBytes+CorruptBytes is the
@@ -181,12 +183,39 @@ func (l *Log) maxRecordLen() uint64 {
 	return limit
 }
 
-// chainBase is the last walk the reader delivered for one chain (slot, walker): the base
-// the chain's next record may extend.
+// chainBase is what the reader holds of one chain (slot, walker): the last walk it delivered
+// and the deep base, tracked from the walks it delivered by the agent's rule (a full record,
+// or one with at least as many frames). A record may extend either, named by its seq.
 type chainBase struct {
-	tid    uint32
-	seq    uint32 // 0: none held
-	frames []Frame
+	tid     uint32
+	seq     uint32 // 0: none held
+	frames  []Frame
+	deepSeq uint32
+	deep    []Frame
+}
+
+// walk is the held walk of record seq, nil when the reader holds none.
+func (c *chainBase) walk(seq uint32) []Frame {
+	switch {
+	case seq == 0:
+		return nil
+	case seq == c.seq:
+		return c.frames
+	case seq == c.deepSeq:
+		return c.deep
+	}
+	return nil
+}
+
+// delivered records a walk handed out as the chain's record seq.
+func (c *chainBase) delivered(tid, seq uint32, shared uint16, frames []Frame) {
+	if tid != c.tid {
+		c.deepSeq, c.deep = 0, nil
+	}
+	c.tid, c.seq, c.frames = tid, seq, frames
+	if shared == 0 || c.deepSeq == 0 || len(frames) >= len(c.deep) {
+		c.deepSeq, c.deep = seq, frames
+	}
 }
 
 // nextSeq is the seq that extends seq: the agent skips 0, which means standalone.
@@ -246,7 +275,7 @@ func (l *Log) frames(n int) []Frame {
 }
 
 // decode copies the record of length n at pos out of the ring, rebuilding its shared frames
-// from the chain's base; nil when it cannot be rebuilt (unbased). maxDepth, when non-zero,
+// from the walk it names; nil when it cannot be rebuilt (unbased). maxDepth, when non-zero,
 // bounds the walk.
 func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 	off := pos & (l.ringSize - 1)
@@ -263,7 +292,7 @@ func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 	}
 	le := binary.LittleEndian
 	tid, walker := le.Uint32(b[recTid:]), le.Uint16(b[recWalker:])
-	seq, slot := le.Uint32(b[recSeq:]), le.Uint16(b[recSlot:])
+	seq, slot, baseSeq := le.Uint32(b[recSeq:]), le.Uint16(b[recSlot:]), le.Uint32(b[recBaseSeq:])
 	shared, at, from := le.Uint16(b[recShared:]), le.Uint16(b[recAt:]), le.Uint16(b[recFrom:])
 	fresh := int((n - RecordHeaderSize) / FrameSize)
 	if maxDepth > 0 && uint64(fresh)+uint64(shared) > maxDepth {
@@ -276,12 +305,18 @@ func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 		}
 		base = l.chain(slot, walker)
 	}
-	if shared == 0 && (at != 0 || from != 0) {
+	if shared == 0 && (at != 0 || from != 0 || baseSeq != 0) {
 		return nil // the agent writes no run position without a run
 	}
-	if shared > 0 && (base == nil || base.seq == 0 || nextSeq(base.seq) != seq || base.tid != tid ||
-		int(at) > fresh || int(from)+int(shared) > len(base.frames)) {
-		return nil
+	var src []Frame
+	if shared > 0 {
+		if base == nil || baseSeq == seq || base.tid != tid {
+			return nil
+		}
+		src = base.walk(baseSeq)
+		if src == nil || int(at) > fresh || int(from)+int(shared) > len(src) {
+			return nil
+		}
 	}
 	frames := l.frames(fresh + int(shared))
 	fb := b[RecordHeaderSize:]
@@ -293,10 +328,10 @@ func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 		frames[j] = Frame{Bci: int32(le.Uint32(f)), Type: le.Uint32(f[4:]), Method: le.Uint64(f[8:])}
 	}
 	if shared > 0 {
-		copy(frames[at:int(at)+int(shared)], base.frames[from:int(from)+int(shared)])
+		copy(frames[at:int(at)+int(shared)], src[from:int(from)+int(shared)])
 	}
 	if base != nil {
-		base.tid, base.seq, base.frames = tid, seq, frames
+		base.delivered(tid, seq, shared, frames)
 	}
 	r := l.newRecord()
 	*r = Record{
@@ -316,6 +351,7 @@ func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 		Shared:     shared,
 		At:         at,
 		From:       from,
+		BaseSeq:    baseSeq,
 	}
 	return r
 }

@@ -3,6 +3,7 @@ package samplelog
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -35,47 +36,61 @@ func (w *Writer) Append(r *Record) error {
 }
 
 // Chain is the agent's struct wf_chain: one thread's chain of prefix-sharing records for
-// one walker, the base being the walk of the last record that claimed its space.
+// one walker, with its two bases (the last record's walk and the deep base).
 type Chain struct {
 	Cap       int // frames a walk may have to be chained (the agent's depth); 0: any up to 0xffff
 	base      []Frame
 	seq       uint32
+	deep      []Frame
+	deepSeq   uint32
 	sinceFull int
 }
 
 // Seq is the seq of the chain's last record written, 0 before the first.
 func (c *Chain) Seq() uint32 { return c.seq }
 
-// Run is where a record's shared frames go (walk[At, At+Shared)) and come from in its base
-// (base[From, From+Shared)).
-type Run struct{ Shared, At, From uint16 }
+// Run is where a record's shared frames go (walk[At, At+Shared)) and come from in the walk
+// of the chain's record BaseSeq (its frames [From, From+Shared)).
+type Run struct {
+	Shared, At, From uint16
+	BaseSeq          uint32
+}
 
 // AppendChained appends r as wf_log_append_chain does: only the frames outside the longest
-// run it shares with c's base (the root-most run, or a run at the same index starting at one
-// of the top frames) when at least ChainShareMin are shared, full every ChainFullEvery
+// run it shares with one of c's bases (the root-most run, or a run at the same index starting
+// at one of the top frames) when at least ChainShareMin are shared, full every ChainFullEvery
 // records; c advances only when the space was claimed. r.Slot names the thread; r.Seq and the
 // run fields are set to what was written.
 func (w *Writer) AppendChained(c *Chain, r *Record) error {
 	nf := len(r.Frames)
 	if nf == 0 || (c.Cap > 0 && nf > c.Cap) || nf > 0xffff || uint64(nf) > (w.l.ringSize/4-RecordHeaderSize)/FrameSize {
-		r.Seq, r.Shared, r.At, r.From = 0, 0, 0, 0
+		r.Seq, r.Shared, r.At, r.From, r.BaseSeq = 0, 0, 0, 0, 0
 		return w.Append(r)
 	}
 	run := c.run(r.Frames)
 	seq := nextSeq(c.seq)
 	if _, err := w.appendRaw(r, seq, run, run.outside(r.Frames)); err != nil {
-		r.Seq, r.Shared, r.At, r.From = 0, 0, 0, 0
+		r.Seq, r.Shared, r.At, r.From, r.BaseSeq = 0, 0, 0, 0, 0
 		return err
 	}
-	r.Seq, r.Shared, r.At, r.From = seq, run.Shared, run.At, run.From
-	c.base = append(c.base[:0], r.Frames...)
+	r.Seq, r.Shared, r.At, r.From, r.BaseSeq = seq, run.Shared, run.At, run.From, run.BaseSeq
+	c.advance(seq, run.Shared, r.Frames)
+	return nil
+}
+
+// advance makes walk (record seq, sharing shared frames) the chain's base, and its deep base
+// when it is full or as deep.
+func (c *Chain) advance(seq uint32, shared uint16, walk []Frame) {
+	c.base = slices.Clone(walk)
+	if shared == 0 || len(walk) >= len(c.deep) {
+		c.deep, c.deepSeq = c.base, seq
+	}
 	c.seq = seq
-	if run.Shared > 0 {
+	if shared > 0 {
 		c.sinceFull++
 	} else {
 		c.sinceFull = 0
 	}
-	return nil
 }
 
 // run finds the run the agent would share, frame for frame as wf_log_append_chain does.
@@ -83,26 +98,46 @@ func (c *Chain) run(walk []Frame) Run {
 	if c.seq == 0 || c.sinceFull+1 >= ChainFullEvery {
 		return Run{}
 	}
-	n, nb := len(walk), len(c.base)
+	run := bestRun(walk, c.base)
+	run.BaseSeq = c.seq
+	if c.deepSeq != c.seq && int(run.Shared)+ChainShareMin < len(walk) {
+		if deep := bestRun(walk, c.deep); deep.Shared > run.Shared {
+			run, run.BaseSeq = deep, c.deepSeq
+		}
+	}
+	if run.Shared == 0 {
+		run.BaseSeq = 0
+	}
+	return run
+}
+
+// bestRun is the agent's best_run: the longest run walk shares with base, the root-most one
+// or the one from the first pair of matching top frames; none under ChainShareMin.
+func bestRun(walk, base []Frame) Run {
+	n, nb := len(walk), len(base)
 	m := min(n, nb)
 	k := 0
-	for k < m && walk[n-1-k] == c.base[nb-1-k] {
+	for k < m && walk[n-1-k] == base[nb-1-k] {
 		k++
 	}
 	shared, at, from := k, n-k, nb-k
 	if shared+ChainShareMin < m {
-		for i := 0; i < chainTopTries && i < m; i++ {
-			if walk[i] != c.base[i] {
-				continue
+	top:
+		for s := 0; s <= 2*(chainTopTries-1); s++ {
+			for i := max(0, s-(chainTopTries-1)); i <= s && i < chainTopTries; i++ {
+				j := s - i
+				if i >= n || j >= nb || walk[i] != base[j] {
+					continue
+				}
+				k := 0
+				for i+k < n && j+k < nb && walk[i+k] == base[j+k] {
+					k++
+				}
+				if k > shared {
+					shared, at, from = k, i, j
+				}
+				break top
 			}
-			k := 0
-			for i+k < m && walk[i+k] == c.base[i+k] {
-				k++
-			}
-			if k > shared {
-				shared, at, from = k, i, i
-			}
-			break
 		}
 	}
 	if shared < ChainShareMin {
@@ -178,6 +213,7 @@ func (w *Writer) fill(pos, n uint64, r *Record, seq uint32, run Run, frames []Fr
 	le.PutUint16(b[recShared:], run.Shared)
 	le.PutUint16(b[recAt:], run.At)
 	le.PutUint16(b[recFrom:], run.From)
+	le.PutUint32(b[recBaseSeq:], run.BaseSeq)
 	for i, f := range frames {
 		fb := b[RecordHeaderSize+i*FrameSize:]
 		le.PutUint32(fb, uint32(f.Bci))

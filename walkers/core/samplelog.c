@@ -161,7 +161,7 @@ int wf_log_append_record(struct wf_record *r, const struct wf_frame *frames, int
     r->commit = 0;
     r->seq = 0;
     r->shared = r->at = r->from = 0;
-    r->reserved = 0;
+    r->base_seq = 0;
     r->len = WF_RECORD_HEADER + (uint32_t)nframes * (uint32_t)sizeof(struct wf_frame);
     uint64_t pos;
     if (claim(r->len, &pos)) return -1;
@@ -213,47 +213,70 @@ static uint32_t common_tail(const struct wf_frame *a, uint32_t na, const struct 
     return k;
 }
 
-/* How many frames a[i, m) and b[i, m) have in common from i on, the same way top down. */
-static uint32_t common_run(const struct wf_frame *a, const struct wf_frame *b, uint32_t i, uint32_t m) {
-    const wf_word *x = (const wf_word *)(a + i), *y = (const wf_word *)(b + i);
-    uint32_t k = 0, left = m - i;
+/* How many frames a[i, na) and b[j, nb) have in common from i and j on, the same way top
+ * down. */
+static uint32_t common_run(const struct wf_frame *a, uint32_t na, uint32_t i, const struct wf_frame *b, uint32_t nb,
+                           uint32_t j) {
+    const wf_word *x = (const wf_word *)(a + i), *y = (const wf_word *)(b + j);
+    uint32_t k = 0, left = na - i < nb - j ? na - i : nb - j;
     while (k + 8 <= left) {
         const wf_word *p = x + 2 * k, *q = y + 2 * k;
         uint64_t d = 0;
-        for (int j = 0; j < 16; j++) d |= p[j] ^ q[j];
+        for (int w = 0; w < 16; w++) d |= p[w] ^ q[w];
         if (d) break;
         k += 8;
     }
-    while (k < left && same(a + i + k, b + i + k)) k++;
+    while (k < left && same(a + i + k, b + j + k)) k++;
     return k;
 }
 
-/* Top frames tried as the start of a run at the same index in both walks (the leaf and the
- * frames next to it change from walk to walk; the recursion below them need not). */
+/* Top frames of each walk tried as the start of a run from the top. */
 #define WF_CHAIN_TOP_TRIES 4
+
+/* The longest run walk[0, n) shares with base[0, nb), as wf_samplelog.h describes: 0, or
+ * at least WF_CHAIN_SHARE_MIN frames. */
+static uint32_t best_run(const struct wf_frame *walk, uint32_t n, const struct wf_frame *base, uint32_t nb,
+                         uint32_t *at, uint32_t *from) {
+    uint32_t m = n < nb ? n : nb;
+    /* The root-most run: it ends both walks. */
+    uint32_t shared = common_tail(walk, n, base, nb);
+    *at = n - shared;
+    *from = nb - shared;
+    /* A run from the top: the first pair of top frames (walk[i], base[j]) that match, tried
+     * by i + j, then i, ascending (the leaf and the few frames next to it change from walk to
+     * walk, the recursion below them need not). */
+    if (shared + WF_CHAIN_SHARE_MIN < m) {
+        for (uint32_t s = 0; s <= 2 * (WF_CHAIN_TOP_TRIES - 1); s++) {
+            for (uint32_t i = s < WF_CHAIN_TOP_TRIES ? 0 : s - (WF_CHAIN_TOP_TRIES - 1); i <= s && i < WF_CHAIN_TOP_TRIES; i++) {
+                uint32_t j = s - i;
+                if (i >= n || j >= nb || !same(walk + i, base + j)) continue;
+                uint32_t k = common_run(walk, n, i, base, nb, j);
+                if (k > shared) shared = k, *at = i, *from = j;
+                goto tried;
+            }
+        }
+    }
+tried:
+    if (shared < WF_CHAIN_SHARE_MIN) shared = *at = *from = 0;
+    return shared;
+}
 
 int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame **frames, int nframes) {
     struct wf_frame *walk = *frames;
-    if (!c || !c->base || nframes <= 0 || (uint32_t)nframes > c->cap || nframes > 0xffff ||
+    if (!c || !c->base || !c->deep || nframes <= 0 || (uint32_t)nframes > c->cap || nframes > 0xffff ||
         (uint64_t)nframes > max_frames())
         return wf_log_append_record(r, walk, nframes);
-    uint32_t n = (uint32_t)nframes, nb = c->nbase, m = n < nb ? n : nb;
-    uint32_t shared = 0, at = 0, from = 0;
+    uint32_t n = (uint32_t)nframes;
+    uint32_t shared = 0, at = 0, from = 0, base_seq = 0;
     if (c->seq && c->since_full + 1 < WF_CHAIN_FULL_EVERY) {
-        /* The root-most run: it ends both walks. */
-        shared = common_tail(walk, n, c->base, nb);
-        at = n - shared;
-        from = nb - shared;
-        /* A run at the same index in both, starting at one of the top frames. */
-        if (shared + WF_CHAIN_SHARE_MIN < m) {
-            for (uint32_t i = 0; i < WF_CHAIN_TOP_TRIES && i < m; i++) {
-                if (!same(walk + i, c->base + i)) continue;
-                uint32_t k = common_run(walk, c->base, i, m);
-                if (k > shared) shared = k, at = from = i;
-                break;
-            }
+        shared = best_run(walk, n, c->base, c->nbase, &at, &from);
+        base_seq = c->seq;
+        /* The deep base, when it is another walk and the previous one left much to write. */
+        if (c->deep != c->base && shared + WF_CHAIN_SHARE_MIN < n) {
+            uint32_t at2, from2, k = best_run(walk, n, c->deep, c->ndeep, &at2, &from2);
+            if (k > shared) shared = k, at = at2, from = from2, base_seq = c->deep_seq;
         }
-        if (shared < WF_CHAIN_SHARE_MIN) shared = at = from = 0;
+        if (!shared) base_seq = 0;
     }
     uint32_t seq = c->seq + 1;
     if (!seq) seq = 1; /* 0 means standalone */
@@ -262,22 +285,38 @@ int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame
     r->shared = (uint16_t)shared;
     r->at = (uint16_t)at;
     r->from = (uint16_t)from;
-    r->reserved = 0;
+    r->base_seq = base_seq;
     r->len = WF_RECORD_HEADER + (n - shared) * (uint32_t)sizeof(struct wf_frame);
     uint64_t pos;
-    if (claim(r->len, &pos)) return -1; /* dropped: the base stays the last record written */
+    if (claim(r->len, &pos)) return -1; /* dropped: the bases stay the last records written */
     /* The frames outside the run: walk[0, at), then walk[at+shared, n). */
     ring_put(pos + 4, (const char *)r + 4, WF_RECORD_HEADER - 4);
     uint64_t p = pos + WF_RECORD_HEADER;
     if (at) ring_put(p, walk, (size_t)at * sizeof *walk);
     if (n - at - shared) ring_put(p + (uint64_t)at * sizeof *walk, walk + at + shared, (size_t)(n - at - shared) * sizeof *walk);
     __atomic_store_n((uint32_t *)(ring + (pos & ring_mask)), wf_commit_word(pos), __ATOMIC_RELEASE);
-    /* The walk is the new base: swap buffers. (A record claimed but torn still advances the
-     * chain: the reader then holds an older base and reports the next records unbased until a
-     * full one.) */
-    *frames = c->base;
+    /* The walk is the new base, and the deep base too when it is full or as deep: buffers
+     * change hands, no frame is copied. (A record claimed but torn still advances the chain:
+     * the reader then does not hold the bases that name it and reports the records that use
+     * them unbased, until a full one.) */
+    struct wf_frame *old_base = c->base, *old_deep = c->deep, *spare = c->spare;
     c->base = walk;
     c->nbase = n;
+    if (!shared || n >= c->ndeep) {
+        c->deep = walk;
+        c->ndeep = n;
+        c->deep_seq = seq;
+    }
+    /* Hand back one buffer no base uses; keep another as the spare when base and deep share. */
+    struct wf_frame *freed[3] = {old_base, old_deep != old_base ? old_deep : NULL, spare};
+    *frames = NULL;
+    c->spare = NULL;
+    for (int i = 0; i < 3; i++) {
+        struct wf_frame *b = freed[i];
+        if (!b || b == c->deep) continue;
+        if (!*frames) *frames = b;
+        else c->spare = b;
+    }
     c->seq = seq;
     c->since_full = shared ? c->since_full + 1 : 0;
     return 0;

@@ -25,19 +25,25 @@ int wf_log_append_record(struct wf_record *r, const struct wf_frame *frames, int
  * signal handler on that thread, so plain loads and stores suffice. */
 struct wf_chain {
     struct wf_frame *base; /* cap entries: the walk of the chain's last record, callee first */
+    struct wf_frame *deep; /* the deep base (wf_samplelog.h); may be the same buffer as base */
+    struct wf_frame *spare; /* a third buffer while base and deep share one, else NULL */
     uint32_t cap;
-    uint32_t nbase;        /* frames in it */
+    uint32_t nbase;        /* frames in base */
+    uint32_t ndeep;        /* frames in deep */
     uint32_t seq;          /* seq of the last chained record whose space was claimed, 0 = none */
+    uint32_t deep_seq;     /* seq of the deep base's record */
     uint32_t since_full;   /* chained records since the last full one */
 };
 
 /* Signal-safe, for level 0 of the handler only: appends r (its tid, walker, flags, ts_ns,
  * walk_ns, result, region, overhead_ns, sample and slot filled in by the caller) with the
  * walk in *frames (cap c->cap), writing only the frames outside the longest run it shares
- * with c's base when the run is long enough. When the record's space was claimed the walk's
- * buffer becomes the base and *frames the old base's buffer, for the next walk: no frame is
- * copied. A NULL chain, no frames, or more frames than the chain can describe: a standalone
- * record, chain and buffers untouched. 0, or -1 when the ring was full. */
+ * with one of c's bases when the run is long enough. When the record's space was claimed the
+ * walk's buffer becomes the base (and maybe the deep base) and *frames a buffer neither base
+ * uses any more, for the next walk: no frame is copied. A NULL chain, no frames, or more
+ * frames than the chain can describe: a standalone record, chain and buffers untouched. 0,
+ * or -1 when the ring was full. Buffers: base, deep and spare hold two distinct ones besides
+ * *frames (the chain starts with base == deep and a spare). */
 int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame **frames, int nframes);
 /* Outside signal context (the service thread's tick, and once at map time): touches the
  * ring's pages up to `ahead` bytes past the write cursor for writing, so that appends do not

@@ -29,7 +29,12 @@ static void thread_free(struct wf_thread *t) {
     free(t->frames);
     free(t->frames_nested);
     free(t->deferred);
-    for (int w = 0; w < WF_LOG_MAX_WALKERS; w++) free(t->chains[w].base);
+    for (int w = 0; w < WF_LOG_MAX_WALKERS; w++) {
+        struct wf_chain *c = &t->chains[w];
+        free(c->base);
+        if (c->deep != c->base) free(c->deep);
+        free(c->spare);
+    }
     free(t);
 }
 
@@ -45,15 +50,17 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     t->frames = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     t->deferred = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     if (wf_cfg->mode == WF_MODE_CPU_WALL) t->frames_nested = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
-    /* One base buffer per configured walker (the set is fixed at load): the handler never
-     * allocates. */
+    /* Two buffers per configured walker (the set is fixed at load), for its chain's bases:
+     * the handler never allocates. */
     int nwalkers = 0, chains_ok = 1;
     wf_walkers_list(&nwalkers);
     if (nwalkers > WF_LOG_MAX_WALKERS) nwalkers = WF_LOG_MAX_WALKERS;
     for (int w = 0; w < nwalkers; w++) {
-        t->chains[w].base = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
-        t->chains[w].cap = (uint32_t)wf_cfg->depth;
-        chains_ok = chains_ok && t->chains[w].base;
+        struct wf_chain *c = &t->chains[w];
+        c->base = c->deep = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
+        c->spare = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
+        c->cap = (uint32_t)wf_cfg->depth;
+        chains_ok = chains_ok && c->base && c->spare;
     }
     if (!t->frames || !t->deferred || (wf_cfg->mode == WF_MODE_CPU_WALL && !t->frames_nested) || !chains_ok) {
         thread_free(t);

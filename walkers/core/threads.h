@@ -44,10 +44,10 @@ struct wf_thread {
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
     uint64_t nested_ns;          /* handler time of nested levels (cpu+wall), charged by them */
-    /* Prefix-sharing records: one chain per configured walker, with a base buffer of depth
-     * frames allocated at registration (threads.c). Level 0 of the handler only: it swaps a
-     * chain's base with t->frames after each append, so t->frames and the bases are the same
-     * set of buffers in some order, all freed at exit. */
+    /* Prefix-sharing records: one chain per configured walker, with two buffers of depth
+     * frames allocated at registration (threads.c). Level 0 of the handler only: appends hand
+     * buffers between t->frames and a chain's bases, so t->frames and the chains' distinct
+     * buffers are the same set in some order, all freed at exit. */
     struct wf_chain chains[WF_LOG_MAX_WALKERS];
     ucontext_t scratch_uc[WF_NEST_MAX]; /* perturbed copy of the interrupted context, per level */
     /* fault.c, in the handler's walks: protected reads failed on purpose (read_fault_ppm);

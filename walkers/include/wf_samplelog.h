@@ -142,10 +142,11 @@ struct wf_record {
                                 unlike tids): with walker, names the chain; 0 in standalone
                                 records written outside the handler (safepoint, deferred) */
     uint16_t shared;    /* 54 frames of the walk not written here but taken from its base, the
-                                walk of record seq-1 of the same chain: base[from, from+shared) */
+                                walk of record base_seq of the same chain: base[from, from+shared) */
     uint16_t at;        /* 56 where they go: walk[at, at+shared) */
     uint16_t from;      /* 58 */
-    uint32_t reserved;  /* 60 0 */
+    uint32_t base_seq;  /* 60 the chain's previous record (the last one written) or its deep
+                                base (see below); 0 when shared == 0 */
     /* struct wf_frame frames[(len - 64) / 16]; the walk's other frames, callee first: walk[0, at)
      * then walk[at+shared, end) */
 };
@@ -155,17 +156,24 @@ struct wf_record {
 /*
  * Prefix-sharing (version 2). Consecutive walks of one thread by one walker mostly share a run
  * of frames: their root-most frames (a steady root under a changing top: the run ends both
- * walks), or, in recursion to changing depths, their top frames below the leaf (the run sits
- * at the same index in both). A chained record (seq != 0) stores only the frames outside the
- * longest such run it found in its base (the chain's previous record, seq - 1) and where the
- * run goes; shared == 0 is a full record, which needs no base.
+ * walks), or, in recursion to changing depths, their frames below the leaf (the run starts
+ * within the top few frames of both). A chained record (seq != 0) stores only the frames outside the
+ * longest such run it found in one of two bases, and where the run goes; shared == 0 is a
+ * full record, which needs no base. The bases, both walks of earlier records of the chain:
+ *  - the previous record (the last one whose space was claimed);
+ *  - the deep base: the walk of the last full record, replaced by any later record of the
+ *    chain with at least as many frames (so a shallow walk between two deep ones does not
+ *    make the second one write all its frames again).
+ * Crash survival:
  *  - The agent advances a chain only when an append claimed its space, so a dropped record
- *    (full ring) leaves the base where it was and the next record extends the last one written.
- *  - A reader rebuilds a record only from the base it delivered itself: same slot and walker,
- *    seq exactly one before, same tid, the run inside both walks. Anything else (a torn base, a
- *    reader that started mid-chain) is unbased: reported as such, never rebuilt from the wrong
- *    walk. A full record (every WF_CHAIN_FULL_EVERY records, or when little is shared) restarts
- *    the chain, so a lost base costs at most that many records.
+ *    (full ring) leaves both bases where they were.
+ *  - A reader rebuilds a record only from a walk it delivered itself and still holds (its
+ *    previous and deep base for the chain, tracked by the same rule from the records it
+ *    delivered): same slot and walker, seq equal to base_seq, same tid, the run inside both
+ *    walks. Seqs are unique in a chain, so the walk is the one the agent used. Anything else
+ *    (a torn base, a reader that started mid-chain) is unbased: reported as such, never
+ *    rebuilt from the wrong walk. A full record (every WF_CHAIN_FULL_EVERY records, or when
+ *    little is shared) restarts the chain, so a lost base costs at most that many records.
  *  - Only level 0 of the signal handler writes chained records: nested handler levels
  *    (cpu+wall), the safepoint thread and deferred walkers write standalone records.
  */

@@ -29,7 +29,7 @@ static void offsets(void) {
     OFF(wf_record, flags); OFF(wf_record, ts_ns); OFF(wf_record, walk_ns); OFF(wf_record, result);
     OFF(wf_record, region); OFF(wf_record, overhead_ns); OFF(wf_record, sample);
     OFF(wf_record, seq); OFF(wf_record, slot); OFF(wf_record, shared); OFF(wf_record, at);
-    OFF(wf_record, from); OFF(wf_record, reserved);
+    OFF(wf_record, from); OFF(wf_record, base_seq);
     OFF(wf_frame, bci); OFF(wf_frame, type); OFF(wf_frame, method);
     printf("sizeof.wf_log_thread %zu\n", sizeof(struct wf_log_thread));
     printf("sizeof.wf_record %zu\n", sizeof(struct wf_record));
@@ -81,10 +81,11 @@ int main(int argc, char **argv) {
     int n = atoi(argv[3]), drain = atoi(argv[4]);
     if (!strcmp(argv[1], "chain")) {
         enum { cap = 64 };
-        static struct wf_frame bufs[5][cap];
+        static struct wf_frame bufs[9][cap];
         struct wf_chain chains[4];
-        for (int c = 0; c < 4; c++) chains[c] = (struct wf_chain){.base = bufs[c], .cap = cap};
-        struct wf_frame *walk = bufs[4];
+        for (int c = 0; c < 4; c++)
+            chains[c] = (struct wf_chain){.base = bufs[2 * c], .deep = bufs[2 * c], .spare = bufs[2 * c + 1], .cap = cap};
+        struct wf_frame *walk = bufs[8];
         for (int i = 0; i < n; i++) {
             int c = i % 4, slot = 1 + c / 2, nf = chain_walk(i, walk);
             struct wf_record r = {.tid = (uint32_t)(100 + slot), .walker = (uint16_t)(c % 2), .flags = (uint16_t)(i % 4),
