@@ -163,16 +163,48 @@ type handlerLoad struct {
 	stuckNs   uint64 // ... and how long ago it entered
 }
 
-func takeHandlerLoad(log *samplelog.Log) handlerLoad {
+// takeHandlerLoad reads the thread table of the JVM pid (0: no process to ask). A thread
+// whose task is gone or dead is not in a walk, whatever its slot says: a process that exits
+// (System.exit, halt) ends its threads where they are, a handler included, and nothing
+// clears handler_since then (seen as a false "walk has not returned" on a JVM whose exit was
+// slowed by I/O on a loaded machine).
+func takeHandlerLoad(log *samplelog.Log, pid int) handlerLoad {
 	l := handlerLoad{at: time.Now(), mono: monoNow()}
 	for _, t := range log.Threads() {
 		l.delivered += t.Delivered
 		l.handlerNs += t.HandlerNs
 		if t.Alive && t.HandlerSince != 0 && l.mono > t.HandlerSince && l.mono-t.HandlerSince > l.stuckNs {
+			if pid > 0 && !taskLive(pid, t.Tid) {
+				continue
+			}
 			l.stuckTid, l.stuckNs = t.Tid, l.mono-t.HandlerSince
 		}
 	}
 	return l
+}
+
+// taskState is the state letter of thread tid of process pid (R, S, D, Z, ...), 0 when the
+// task is gone or its stat unreadable.
+func taskState(pid int, tid uint32) byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid))
+	if err != nil {
+		return 0
+	}
+	// "tid (comm) S ...": comm may hold spaces and parentheses; the state follows the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
+}
+
+// taskLive: the task exists and is neither a zombie nor dead.
+func taskLive(pid int, tid uint32) bool {
+	switch taskState(pid, tid) {
+	case 0, 'Z', 'X', 'x':
+		return false
+	}
+	return true
 }
 
 // silence is judgeSilence's verdict: exactly one of hang (a finding) and overload (a note).
@@ -211,6 +243,9 @@ func judgeSilence(before, now handlerLoad, timeout time.Duration) silence {
 type progress struct {
 	load  handlerLoad
 	cpuNs uint64 // the process's CPU time, every thread (JIT and GC included)
+	// exiting: the JVM's main task is a zombie while other tasks remain: the process is in
+	// exit (every thread is being torn down), no Java code or walk runs any more.
+	exiting bool
 }
 
 // overrunWindow is how long a JVM past its deadline is watched before it is judged.
@@ -233,6 +268,15 @@ type overrun struct{ hang, overload string }
 // every walk returning, is watched again until capped, then ended as an overload note.
 // Handler time is wall time (it includes preemption), so it only describes, never decides.
 func judgeOverrun(before, now progress, late time.Duration, capped bool) overrun {
+	if now.exiting {
+		// Its threads are gone or going: nothing of a walker's can be running. A slow exit
+		// (the kernel writing dirty pages back) is the machine's, watched until capped.
+		if capped {
+			return overrun{overload: fmt.Sprintf("JVM still exiting %s after its workload should have stopped (its threads were ending, no walk running): a slow exit on this machine, not a hang",
+				late.Round(time.Second))}
+		}
+		return overrun{}
+	}
 	if now.load.stuckNs > uint64(stuckWalk) {
 		return overrun{hang: fmt.Sprintf("JVM still running %s after its workload should have stopped; a walk on thread %d has not returned for %s",
 			late.Round(time.Second), now.load.stuckTid, time.Duration(now.load.stuckNs).Round(time.Millisecond))}

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,4 +39,27 @@ func TestJudgeOverrun(t *testing.T) {
 	stuck.load.stuckTid, stuck.load.stuckNs = 42, uint64(3*time.Second)
 	v = judgeOverrun(before, stuck, 10*time.Second, false)
 	assert.Contains(t, v.hang, "a walk on thread 42 has not returned for 3s")
+}
+
+// A JVM in exit (its main task a zombie, seed 0x864f4bc5643fb404 on a loaded machine: halt
+// ended the main thread inside the handler, and writing the sample log's pages back kept the
+// exit going for 20 s) is no hang, whatever the stale slots say: watched, then a note.
+func TestJudgeOverrunExiting(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	before := progress{load: handlerLoad{at: t0}, cpuNs: uint64(20 * time.Second)}
+	exiting := progress{load: handlerLoad{at: t0.Add(10 * time.Second), stuckTid: 7, stuckNs: uint64(8 * time.Second)},
+		cpuNs: uint64(20 * time.Second), exiting: true}
+	assert.Equal(t, overrun{}, judgeOverrun(before, exiting, 22*time.Second, false), "exiting: watch again")
+	v := judgeOverrun(before, exiting, 80*time.Second, true)
+	assert.Empty(t, v.hang)
+	assert.Contains(t, v.overload, "a slow exit on this machine, not a hang")
+}
+
+// taskState reads this test's own thread; a task that does not exist has none.
+func TestTaskState(t *testing.T) {
+	pid := os.Getpid()
+	assert.Contains(t, "RS", string(taskState(pid, uint32(syscall.Gettid()))))
+	assert.True(t, taskLive(pid, uint32(pid)))
+	assert.Zero(t, taskState(pid, 1<<30))
+	assert.False(t, taskLive(pid, 1<<30))
 }

@@ -235,11 +235,11 @@ loop:
 		}
 		if h.HeartbeatCount != lastBeat {
 			lastBeat, lastBeatAt = h.HeartbeatCount, time.Now()
-			atBeat = takeHandlerLoad(log)
+			atBeat = takeHandlerLoad(log, proc.cmd.Process.Pid)
 		}
 		if !sampling.IsZero() && h.AgentState == samplelog.StateSampling && time.Since(lastBeatAt) > opt.HangTimeout {
 			// Silence is a hang unless the handlers themselves were the load: see judgeSilence.
-			if note := judgeSilence(atBeat, takeHandlerLoad(log), opt.HangTimeout); note.overload != "" {
+			if note := judgeSilence(atBeat, takeHandlerLoad(log, proc.cmd.Process.Pid), opt.HangTimeout); note.overload != "" {
 				overload = note.overload
 				proc.kill()
 			} else {
@@ -258,7 +258,8 @@ loop:
 		}
 		if time.Now().After(deadline) && termSent.IsZero() {
 			// Past the deadline: watch the JVM's progress before calling it a hang.
-			now := progress{load: takeHandlerLoad(log), cpuNs: processCPU(proc.cmd.Process.Pid)}
+			pid := proc.cmd.Process.Pid
+			now := progress{load: takeHandlerLoad(log, pid), cpuNs: processCPU(pid), exiting: taskState(pid, uint32(pid)) == 'Z'}
 			if overBase.load.at.IsZero() {
 				overBase = now
 				continue
