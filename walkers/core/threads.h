@@ -34,6 +34,10 @@ struct wf_thread {
     timer_t timer;
     int has_timer;
     uint64_t timer_requested;    /* cpu+wall: signals the wall engine owed (handler writes, account reads) */
+    uint64_t restart_wall_ns;    /* continuous cpu: wall time of the handlers that restarted the period
+                                    (handler writes, account reads) */
+    uint64_t acct_raw, acct_mono, acct_restart; /* continuous cpu, account only: the last reading */
+    uint64_t restart_cpu_ns;     /* continuous cpu, account only: restarted handlers' CPU time, estimated */
     /* knownstack.c: known-stack region the thread is in (0 = none) */
     volatile uint32_t region;
     /* handler.c (handler-only state, except what the service thread reads atomically) */
