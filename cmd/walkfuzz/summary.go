@@ -75,11 +75,12 @@ func printSummary(out io.Writer, r *results.Results) {
 		}
 		tw.Flush()
 	}
-	if r.Log.Dropped+r.Log.Torn+r.Log.CorruptBytes > 0 {
-		fmt.Fprintf(out, "sample log: %d records, %d dropped (ring full), %d torn, %d corrupt bytes\n", r.Log.Records, r.Log.Dropped, r.Log.Torn, r.Log.CorruptBytes)
-		if r.Log.Dropped > 0 {
+	if r.Log.Dropped+r.Log.Torn+r.Log.CorruptBytes+r.Log.Unbased > 0 {
+		fmt.Fprintf(out, "sample log: %d records, %d dropped (ring full), %d torn, %d corrupt bytes, %d unbased (their base record lost)\n",
+			r.Log.Records, r.Log.Dropped, r.Log.Torn, r.Log.CorruptBytes, r.Log.Unbased)
+		if lost := r.Log.Dropped + r.Log.Unbased; lost > 0 {
 			fmt.Fprintf(out, "  coverage lost: %d walks (%.2f%%) reached no oracle (classification, known stacks, reference, differential)\n",
-				r.Log.Dropped, 100*float64(r.Log.Dropped)/float64(r.Log.Dropped+r.Log.Records))
+				lost, 100*float64(lost)/float64(lost+r.Log.Records))
 		}
 	}
 	if w := r.WorkloadOut; w != nil {

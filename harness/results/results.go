@@ -68,6 +68,13 @@ type Log struct {
 	Dropped      uint64 `json:"dropped"`
 	Torn         uint64 `json:"torn"`
 	CorruptBytes uint64 `json:"corrupt_bytes"`
+	// Unbased: committed records the reader skipped because the record they extend was lost
+	// (dropped, torn or read before this reader started); the next full record heals a chain.
+	Unbased uint64 `json:"unbased,omitempty"`
+	// Bytes read for the delivered records, and the frames rebuilt from an earlier walk
+	// rather than read (the prefix-sharing records): bytes per walk is Bytes/Records.
+	Bytes        uint64 `json:"bytes,omitempty"`
+	SharedFrames uint64 `json:"shared_frames,omitempty"`
 }
 
 type Check struct {

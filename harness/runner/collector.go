@@ -366,6 +366,9 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 	res.Log.Records = c.stats.Records
 	res.Log.Torn = c.stats.Torn
 	res.Log.CorruptBytes = c.stats.CorruptBytes
+	res.Log.Unbased = c.stats.Unbased
+	res.Log.Bytes = c.stats.Bytes
+	res.Log.SharedFrames = c.stats.SharedFrames
 	res.Classes = map[string]map[string]uint64{}
 	res.LatencyNs = map[string]results.Latency{}
 	res.OverheadNs = map[string]results.Latency{}
