@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -74,6 +76,14 @@ func printSummary(out io.Writer, r *results.Results) {
 			fmt.Fprintf(tw, "  \t%s\t%d\t%.2f%%\t\n", k, cls[k], 100*float64(cls[k])/float64(total))
 		}
 		tw.Flush()
+	}
+	if len(r.InjectedFaults) > 0 {
+		var parts []string
+		for _, w := range slices.Sorted(maps.Keys(r.InjectedFaults)) {
+			parts = append(parts, fmt.Sprintf("%s %d", w, r.InjectedFaults[w]))
+		}
+		fmt.Fprintf(out, "read faults injected: %d; walks they ended, left out of the classes above: %s\n",
+			r.Signals.ReadFaultsInjected, strings.Join(parts, ", "))
 	}
 	if r.Log.Dropped+r.Log.Torn+r.Log.CorruptBytes+r.Log.Unbased > 0 {
 		fmt.Fprintf(out, "sample log: %d records, %d dropped (ring full), %d torn, %d corrupt bytes, %d unbased (their base record lost)\n",

@@ -92,6 +92,10 @@ func (c *Classifier) walker(i uint16) *walker {
 // Add classifies r, counts it for its walker and returns its class.
 func (c *Classifier) Add(r *samplelog.Record) string {
 	w := c.walker(r.Walker)
+	if r.Flags&samplelog.FlagInjected != 0 && r.Result < 0 {
+		w.injected++
+		return walkclass.Injected
+	}
 	class, reason, bad := c.classify(w, r)
 	w.add(r, class, reason, bad, c.cfg.MaxExamples, c.cfg.Methods)
 	return class

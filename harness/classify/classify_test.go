@@ -277,3 +277,18 @@ func BenchmarkAdd(b *testing.B) {
 		c.Add(r)
 	}
 }
+
+// A walk that ended in an error at a read walkfuzz failed on purpose is counted apart, not
+// among the walker's classes; one that returned frames despite it is classified as usual.
+func TestInjectedFaultsCountedApart(t *testing.T) {
+	c := New(testConfig())
+	assert.Equal(t, walkclass.Injected, c.Add(&samplelog.Record{Walker: 1, Result: -2, Flags: samplelog.FlagInjected}))
+	assert.Equal(t, "error:break_compiled", c.Add(&samplelog.Record{Walker: 1, Result: -2}))
+	assert.Equal(t, walkclass.OK, c.Add(&samplelog.Record{Walker: 1, Result: 2, Flags: samplelog.FlagInjected,
+		Frames: []samplelog.Frame{f(recurse, 1), f(threadRun, 1)}}))
+	s := c.Summaries()["vmstructs"]
+	assert.Equal(t, uint64(1), s.Injected)
+	assert.Equal(t, uint64(2), s.Walks)
+	assert.Equal(t, uint64(1), s.Classes["error:break_compiled"])
+	assert.Equal(t, uint64(1), s.Classes[walkclass.OK])
+}

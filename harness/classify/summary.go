@@ -29,6 +29,9 @@ type Summary struct {
 	UnresolvedIDs    uint64            `json:"unresolved_ids"` // distinct, counted up to 65536
 	LatencyNs        Quantiles         `json:"latency_ns"`     // walk_ns
 	OverheadNs       Quantiles         `json:"overhead_ns"`
+	// Injected: walks that ended in an error at a read walkfuzz failed on purpose
+	// (read_fault_ppm); not in Walks or Classes.
+	Injected uint64 `json:"injected_faults,omitempty"`
 	// TopKinds counts the walks that returned frames by class and by the kind of their top
 	// frame (TopKind): which tiers a walker was caught in, the campaign's feedback tuples.
 	TopKinds map[string]map[string]uint64 `json:"top_kinds,omitempty"`
@@ -50,6 +53,7 @@ type walker struct {
 	examples                 map[string][]Example
 	// tops[c][k]: walks of the fixed class c (topOK..topInvalid) whose top frame is kind k;
 	// fixed arrays, as the ok path runs once per walk. Other classes are rare: a map.
+	injected  uint64 // walks ended by an injected read fault, not classified
 	tops      [4][numKinds]uint64
 	otherTops map[string]*[numKinds]uint64
 }
@@ -194,8 +198,9 @@ func (w *walker) add(r *samplelog.Record, class, reason string, unresolved []uin
 
 func (w *walker) summary() *Summary {
 	s := &Summary{
-		Walker: w.name,
-		Walks:  w.walks,
+		Walker:   w.name,
+		Walks:    w.walks,
+		Injected: w.injected,
 		Classes: map[string]uint64{
 			walkclass.OK: w.ok, walkclass.TruncatedShort: w.short, walkclass.TruncatedDepth: w.depth, walkclass.Invalid: w.broken,
 		},

@@ -120,6 +120,9 @@ type Results struct {
 	ExitSignal string                       `json:"exit_signal,omitempty"`
 	Signals    Signals                      `json:"signals"`
 	Classes    map[string]map[string]uint64 `json:"classes"`
+	// InjectedFaults: per walker, walks that ended in an error at a read walkfuzz failed on
+	// purpose (read_fault_ppm), left out of Classes.
+	InjectedFaults map[string]uint64 `json:"injected_faults,omitempty"`
 	// TopKinds: walks that returned frames, by walker, class and the kind of their top frame
 	// (classify.TopKind: interpreted, compiled, inlined, native, vm, stub, java).
 	TopKinds     map[string]map[string]map[string]uint64 `json:"top_kinds,omitempty"`

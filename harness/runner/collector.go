@@ -388,6 +388,12 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 			name = r
 		}
 		res.Classes[name] = s.Classes
+		if s.Injected > 0 {
+			if res.InjectedFaults == nil {
+				res.InjectedFaults = map[string]uint64{}
+			}
+			res.InjectedFaults[name] = s.Injected
+		}
 		if len(s.TopKinds) > 0 {
 			if res.TopKinds == nil {
 				res.TopKinds = map[string]map[string]map[string]uint64{}

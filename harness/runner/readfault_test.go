@@ -59,8 +59,9 @@ func knownMismatchShare(res *results.Results, walkerName string) (float64, uint6
 
 // Faults at the walker's memory reads (issue 16): a seeded share of the vmstructs walker's
 // protected reads fails as if the memory were unmapped. The walker must return an error code
-// (never crash, never a wrong trace): no crash, the injected faults are counted, more walks
-// end in an error than without faults, and known-stack mismatches do not grow.
+// (never crash, never a wrong trace): no crash, the injected faults are counted, the walks
+// they ended are counted apart from the walker's classes, and known-stack mismatches do not
+// grow.
 func TestVMStructsReadFaults(t *testing.T) {
 	for _, j := range jdksUnderTest(t) {
 		t.Run("jdk"+j.Version, func(t *testing.T) {
@@ -74,11 +75,14 @@ func TestVMStructsReadFaults(t *testing.T) {
 				res := readFaultRun(t, j, "vmstructs", ppm, nil)
 				share, walks := errorShare(res, "vmstructs")
 				mis, cmp := knownMismatchShare(res, "vmstructs")
-				t.Logf("JDK %s vmstructs %d ppm: %d walks, %d faults injected, error share %.4f (fault %d), known-stack mismatches %.4f of %d",
-					j.Version, ppm, walks, res.Signals.ReadFaultsInjected, share, res.Classes["vmstructs"]["error:fault"], mis, cmp)
+				injected := res.InjectedFaults["vmstructs"]
+				t.Logf("JDK %s vmstructs %d ppm: %d walks classified, %d ended by an injected fault, %d faults injected, error share %.4f, known-stack mismatches %.4f of %d",
+					j.Version, ppm, walks, injected, res.Signals.ReadFaultsInjected, share, mis, cmp)
 				assert.Greater(t, res.Signals.ReadFaultsInjected, uint64(0), "%d ppm: no fault injected", ppm)
-				assert.Greater(t, res.Classes["vmstructs"]["error:fault"], uint64(0), "%d ppm: no walk returned fault", ppm)
-				assert.Greater(t, share, baseErr, "%d ppm: error share %.4f not above %.4f at 0 ppm", ppm, share, baseErr)
+				// Walks the injection ended are counted apart (flagged by the agent), never in
+				// the walker's classes: each had at least one read failed on purpose.
+				assert.Greater(t, injected, uint64(0), "%d ppm: no walk ended at an injected fault", ppm)
+				assert.LessOrEqual(t, injected, res.Signals.ReadFaultsInjected, "%d ppm", ppm)
 				assert.LessOrEqual(t, mis, baseMis+0.002, "%d ppm: vmstructs named wrong frames after a failed read (%v)", ppm, res.KnownStack["vmstructs"])
 			}
 		})
@@ -97,7 +101,7 @@ func TestPluginReadFaults(t *testing.T) {
 	t.Logf("JDK %s fpwalk 100000 ppm: %d walks, %d faults injected, error share %.4f: %v",
 		j.Version, walks, res.Signals.ReadFaultsInjected, share, res.Classes[name])
 	assert.Greater(t, res.Signals.ReadFaultsInjected, uint64(0))
-	assert.Greater(t, res.Classes[name]["error:fault"], uint64(0), "safe_read failures end in fpwalk's fault code")
+	assert.Greater(t, res.InjectedFaults[name], uint64(0), "safe_read failures end fpwalk's walks, counted apart")
 }
 
 // The agent configuration carries the rate only when it is set.

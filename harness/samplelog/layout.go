@@ -147,6 +147,9 @@ const (
 	// FlagNested: walked in a handler that interrupted another signal's handler on the same
 	// thread (mode cpu+wall, WF_REC_NESTED).
 	FlagNested uint16 = 1 << 4
+	// FlagInjected: a protected read of this walk was failed on purpose (read_fault_ppm,
+	// WF_REC_INJECTED): an error result is walkfuzz's doing, not the walker's.
+	FlagInjected uint16 = 1 << 5
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

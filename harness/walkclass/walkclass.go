@@ -20,6 +20,11 @@ const (
 	// Biased: a deferred trace (the proposed JVMTI API) that the JVM says it took later
 	// than asked; not the stack at the signal, whatever its shape.
 	Biased = "biased"
+	// Injected: a walk that ended in an error after walkfuzz failed one of its protected reads
+	// on purpose (read_fault_ppm). Counted apart, never among the walker's classes: the
+	// error is the perturbation's, and what the walker must show under it is that it never
+	// crashes and never returns frames that are wrong (those walks are classified as usual).
+	Injected = "injected_fault"
 )
 
 // Prefixes of the class families: error:<the walker's code name>, invalid:<reason> (the

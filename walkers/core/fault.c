@@ -70,6 +70,7 @@ int wf_read_fault_draw(void) {
     if (!t || !t->in_handler) return 0;
     if (wf_rand(&t->rng) % 1000000u >= ppm) return 0;
     __atomic_store_n(&t->read_faults, t->read_faults + 1, __ATOMIC_RELAXED);
+    wf_walk_note |= WF_REC_INJECTED; /* into this walk's record: initial-exec TLS, signal-safe */
     return 1;
 }
 

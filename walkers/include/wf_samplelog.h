@@ -110,8 +110,10 @@ enum {
                                     ASGCT's rule takes the next PcDesc and a different scope */
     WF_REC_BIASED = 1 << 3,      /* a deferred trace the JVM says was taken later than asked
                                     (the proposed JVMTI API's "biased") */
-    WF_REC_NESTED = 1 << 4       /* walked in a handler that interrupted another signal's
+    WF_REC_NESTED = 1 << 4,      /* walked in a handler that interrupted another signal's
                                     handler on the same thread (cpu+wall) */
+    WF_REC_INJECTED = 1 << 5     /* a protected read of this walk was failed on purpose
+                                    (read_fault_ppm): an error result is walkfuzz's doing */
 };
 
 /*
