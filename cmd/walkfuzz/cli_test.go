@@ -46,6 +46,10 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	badEpisode := filepath.Join(tmp, "episode.json")
 	require.NoError(t, os.WriteFile(badEpisode, []byte(`{"seed": "0x1", "workload": "recursion", "walkers": ["asgtc"],
 		"signals": {"mode": "cpu", "interval_us": 100, "signal": 27}, "duration_ms": 1000, "depth": 2048}`), 0o644))
+	// An episode file's JDK is the one it runs on (it used to run on the default JDK).
+	goneJDK := filepath.Join(tmp, "jdk-episode.json")
+	require.NoError(t, os.WriteFile(goneJDK, []byte(`{"seed": "0x1", "workload": "recursion", "walkers": ["asgct"], "jdk": "/nonexistent/jdk-17",
+		"signals": {"mode": "cpu", "interval_us": 100, "signal": 27}, "duration_ms": 1000, "depth": 2048}`), 0o644))
 	cases := []struct {
 		name string
 		args []string
@@ -53,6 +57,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	}{
 		{"unknown walker", []string{"run", "--walker", "nosuch"}, "unknown walker"},
 		{"missing plugin", []string{"run", "--walker", "asgct,plugin:/nonexistent/libw.so"}, "walker plugin /nonexistent/libw.so not found"},
+		{"episode file on a JDK not here", []string{"run", "--episode", goneJDK, "--out", filepath.Join(tmp, "g")}, "/nonexistent/jdk-17"},
 		{"unknown walker in an episode file", []string{"run", "--episode", badEpisode, "--out", filepath.Join(tmp, "e")}, `unknown walker "asgtc"`},
 		{"missing plugin in fuzz", []string{"fuzz", "--budget", "1s", "--walkers", "asgct,asgct+plugin:/nonexistent/libw.so"}, "walker plugin /nonexistent/libw.so not found"},
 		{"unknown workload", []string{"run", "--workload", "nosuch"}, "unknown workload"},

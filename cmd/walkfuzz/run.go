@@ -180,7 +180,14 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			all := jdk.Discover()
-			j, err := jdk.Pick(all, f.jdk)
+			// The episode names its JDK (an episode file, or --seed with --jdk): --jdk wins,
+			// else the episode's, else the newest LTS. (An episode file's JDK was ignored: a
+			// Zero VM finding re-ran on JDK 25 and "did not reproduce".)
+			spec := f.jdk
+			if spec == "" {
+				spec = e.JDK
+			}
+			j, err := jdk.Pick(all, spec)
 			if err != nil {
 				return usageErr("%w", err) // a missing JDK
 			}
