@@ -56,13 +56,14 @@ func TestDefaultCampaignCoversEveryJDKAndThePair(t *testing.T) {
 		}
 		if j.Zero() {
 			assert.Contains(t, spec.Unsupported[key], walker.VMStructs, "Zero VM %s", j.Path)
+			assert.Contains(t, spec.Unsupported[key], "-XX:+UseZGC", "Zero VM %s", j.Path)
 		} else {
 			assert.NotContains(t, spec.Unsupported[key], walker.VMStructs, "server VM %s", j.Path)
 		}
 	}
 	for i := int64(0); i < 200; i++ {
 		e := spec.Episode(i)
-		for _, w := range e.Walkers {
+		for _, w := range append(e.Walkers, e.JVMFlags...) {
 			assert.NotContains(t, spec.Unsupported[e.JDK], w, "index %d draws %s on %s", i, w, e.JDK)
 		}
 	}

@@ -124,6 +124,9 @@ func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 				}
 			}
 		}
+		if j, err := resolve(s); err == nil {
+			not = append(not, runner.RefusedFlags(j)...) // drawn flags it refuses: left out of its episodes
+		}
 		if len(not) > 0 && s != "" {
 			if spec.Unsupported == nil {
 				spec.Unsupported = map[string][]string{}

@@ -81,10 +81,21 @@ func (s Spec) Episode(i int64) episode.Episode {
 	if jdks := s.JDKsFor(p.Walkers); len(jdks) > 0 {
 		p.JDK = jdks[pick(seed, 0x1dc, len(jdks))]
 	}
-	e := episode.Derive(seed, p)
+	e := s.Fit(episode.Derive(seed, p))
 	if s.DurationCap > 0 && e.DurationMs > s.DurationCap {
 		e.DurationMs = s.DurationCap
 	}
+	return e
+}
+
+// Fit leaves out of e's JVM flags those its JDK refuses (listed in Unsupported beside the
+// walkers: the Zero VM has no ZGC), so the episode runs instead of failing in the harness.
+func (s Spec) Fit(e episode.Episode) episode.Episode {
+	refused := s.Unsupported[e.JDK]
+	if len(refused) == 0 || !slices.ContainsFunc(e.JVMFlags, func(f string) bool { return slices.Contains(refused, f) }) {
+		return e
+	}
+	e.JVMFlags = slices.DeleteFunc(slices.Clone(e.JVMFlags), func(f string) bool { return slices.Contains(refused, f) })
 	return e
 }
 

@@ -40,3 +40,21 @@ func TestEpisodesDrawOnlyJDKsThatRunTheirWalkers(t *testing.T) {
 	none.Unsupported = map[string][]string{"25": {"jvmti"}, "17": {"jvmti"}, "/jdks/17-zero": {"jvmti"}}
 	assert.Equal(t, base.JDKs, none.JDKsFor([]string{"jvmti"}))
 }
+
+// JVM flags a JDK refuses (listed beside its walkers) are left out of its episodes, and only
+// of its episodes.
+func TestEpisodesLeaveOutFlagsTheirJDKRefuses(t *testing.T) {
+	s := Spec{SeedBase: 0x60f00d, JDKs: []string{"25", "/zero"}, Walkers: [][]string{{"asgct"}},
+		Unsupported: map[string][]string{"/zero": {"vmstructs", "-XX:+UseZGC"}}}
+	zgc := map[string]int{}
+	for i := int64(0); i < 2000; i++ {
+		e := s.Episode(i)
+		for _, f := range e.JVMFlags {
+			if f == "-XX:+UseZGC" {
+				zgc[e.JDK]++
+			}
+		}
+	}
+	assert.Zero(t, zgc["/zero"])
+	assert.Positive(t, zgc["25"], "JDK 25 still draws ZGC")
+}

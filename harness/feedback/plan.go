@@ -50,6 +50,7 @@ func (p *Plan) Episode(i int64) episode.Episode {
 	if p.Spec.FeedbackPct > 0 && int(campaign.Mix(uint64(seed)^saltCoin)%100) < p.Spec.FeedbackPct {
 		if parent, ok := p.Pool.pick(campaign.Mix(uint64(seed) ^ saltParent)); ok {
 			e, dim := p.mutate(parent.Run.Episode, seed)
+			e = p.Spec.Fit(e)
 			if p.Spec.DurationCap > 0 && e.DurationMs > p.Spec.DurationCap {
 				e.DurationMs = p.Spec.DurationCap
 			}

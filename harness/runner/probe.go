@@ -3,9 +3,11 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
@@ -62,6 +64,14 @@ func ProbeWalker(j jdk.JDK, name string) error {
 // registry (walker.ZeroVMRefuses). It accepts the episodes' other flags.
 var zeroRefuses = map[string]string{
 	"-XX:+UseZGC": "has no ZGC (-XX:+UseZGC)",
+}
+
+// RefusedFlags lists the JVM flags an episode may draw that j refuses (the Zero VM's).
+func RefusedFlags(j jdk.JDK) []string {
+	if !j.Zero() {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(zeroRefuses))
 }
 
 // zeroUnsupported names the first walker or JVM flag the Zero VM refuses.
