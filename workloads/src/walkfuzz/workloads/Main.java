@@ -27,6 +27,9 @@ public final class Main {
     /** The workloads mix draws from, in a fixed order (mix's phase draws index this list). */
     static final Map<String, Factory> BUILTIN = new LinkedHashMap<>();
 
+    /** The BUILTIN entries that are test fixtures (harness/bench), never drawn by mix. */
+    static final java.util.Set<String> FIXTURES = java.util.Set.of("depths", "callchain");
+
     static {
         BUILTIN.put("recursion", Recursion::new);
         BUILTIN.put("deopt", Deopt::new);

@@ -25,6 +25,11 @@ final class Mix implements Workload {
     Mix(Run run) throws Run.BadArgs {
         phaseMs = run.intKey("phase_ms", 1, 50, 500);
         for (Map.Entry<String, Main.Factory> e : Main.BUILTIN.entrySet()) {
+            // Not the test fixtures: depths' spinning frame holds its thread until the run
+            // ends and has no safepoint poll on the Zero VM's interpreter, so the first
+            // safepoint another part asked for stalled that JVM for good (a hang with or
+            // without any agent, filed against whichever walker ran).
+            if (Main.FIXTURES.contains(e.getKey())) continue;
             names.add(e.getKey());
             parts.add(e.getValue().make(run));
         }
