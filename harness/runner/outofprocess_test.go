@@ -57,8 +57,8 @@ func TestJavaRoots(t *testing.T) {
 // and wants at least 80% of every event type's walks complete: the workload's threads
 // are Thread subclasses (WfThread) that only the run's method table names as roots, and
 // without it nearly every walk is truncated:short. (On a quiet machine 95%+; a run on a
-// machine loaded by two campaigns saw 86.3% for ebpf on JDK 25, its samples spread over
-// start-up's threads: 90% failed there.)
+// machine loaded by two campaigns saw 86.3% for ebpf on JDK 25, 432 walks truncated:short,
+// where 90% failed; why load shortens those walks is not established.)
 func runOnLoops(t *testing.T, walker string, check func(j jdk.JDK) error) {
 	all := jdk.Discover()
 	for _, major := range []string{"17", "25"} {
