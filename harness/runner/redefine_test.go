@@ -23,7 +23,7 @@ var redefineLine = regexp.MustCompile(`(?m)^walkfuzz-redefine: (\d+) redefinitio
 // walker finding, reported with its seed) and every walker keeps classifying walks; the share
 // of ok walks is logged.
 func TestRedefinitionDuringWalks(t *testing.T) {
-	for _, j := range perturbJDKs(t) {
+	for _, j := range jdksUnderTest(t) {
 		t.Run("jdk"+j.Version, func(t *testing.T) {
 			e := testEpisode("classchurn", 4000)
 			e.Walkers = []string{"asgct", "vmstructs"}

@@ -11,26 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 )
-
-// perturbJDKs are the JDKs 17 and 25 found here (harness/jdk), for the JIT-forcing and
-// redefinition tests; none found skips the test with one line.
-func perturbJDKs(t *testing.T) []jdk.JDK {
-	t.Helper()
-	all := jdk.Discover()
-	var out []jdk.JDK
-	for _, major := range []string{"17", "25"} {
-		if j, err := jdk.Pick(all, major); err == nil {
-			out = append(out, j)
-		}
-	}
-	if len(out) == 0 {
-		t.Skip("no JDK 17 or 25 found: run scripts/setup.sh")
-	}
-	return out
-}
 
 var reachedLine = regexp.MustCompile(`(?m)^walkfuzz-whitebox: method (\S+) level ([0-4]) reached$`)
 
@@ -38,7 +20,7 @@ var reachedLine = regexp.MustCompile(`(?m)^walkfuzz-whitebox: method (\S+) level
 // of the recursion workload to seeded levels 0-4 while asgct walks. The workload prints a line
 // the first time a method reaches a forced level; at least one must, on each JDK.
 func TestWhiteBoxForcesLevels(t *testing.T) {
-	for _, j := range perturbJDKs(t) {
+	for _, j := range jdksUnderTest(t) {
 		t.Run("jdk"+j.Version, func(t *testing.T) {
 			e := testEpisode("recursion", 4000)
 			e.Perturb.JITPeriodMs, e.Perturb.JITMethods, e.Perturb.JITLevels = 50, 8, "0,1,2,3,4"
