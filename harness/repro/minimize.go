@@ -64,6 +64,57 @@ var Simplifications = []Simplification{
 		c.Perturb.DeoptIntervalMs = 0
 		return []episode.Episode{c}
 	}},
+	{"no read faults", func(e episode.Episode) []episode.Episode {
+		if e.Perturb.ReadFaultPPM == 0 {
+			return nil
+		}
+		off := clone(e)
+		off.Perturb.ReadFaultPPM = 0
+		out := []episode.Episode{off}
+		if e.Perturb.ReadFaultPPM >= 10 { // a finding that needs faults may need fewer
+			fewer := clone(e)
+			fewer.Perturb.ReadFaultPPM = e.Perturb.ReadFaultPPM / 10
+			out = append(out, fewer)
+		}
+		return out
+	}},
+	{"no forced compilation", func(e episode.Episode) []episode.Episode {
+		if e.Perturb.JITPeriodMs == 0 && e.Perturb.JITMethods == 0 && e.Perturb.JITLevels == "" {
+			return nil
+		}
+		off := clone(e)
+		off.Perturb.JITPeriodMs, off.Perturb.JITMethods, off.Perturb.JITLevels = 0, 0, ""
+		out := []episode.Episode{off}
+		// Fewer levels: each level alone, so the reproducer names the tier that matters.
+		if levels := strings.Split(e.Perturb.JITLevels, ","); len(levels) > 1 {
+			for _, l := range levels {
+				c := clone(e)
+				c.Perturb.JITLevels = l
+				out = append(out, c)
+			}
+		}
+		return out
+	}},
+	{"no class redefinition", func(e episode.Episode) []episode.Episode {
+		if e.Perturb.RedefineMs == 0 {
+			return nil
+		}
+		c := clone(e)
+		c.Perturb.RedefineMs = 0
+		return []episode.Episode{c}
+	}},
+	{"one signal engine", func(e episode.Episode) []episode.Episode {
+		if e.Signals.Mode != episode.ModeCPUWall {
+			return nil
+		}
+		var out []episode.Episode
+		for _, m := range []string{"cpu", "wall"} {
+			c := clone(e)
+			c.Signals.Mode, c.Signals.Signal2 = m, 0
+			out = append(out, c)
+		}
+		return out
+	}},
 	{"drop a JVM flag", func(e episode.Episode) []episode.Episode {
 		var out []episode.Episode
 		for i := range e.JVMFlags {
@@ -201,7 +252,9 @@ func describe(from, to episode.Episode) string {
 		d = append(d, fmt.Sprintf("signals %s/%dus jitter %d%%", to.Signals.Mode, to.Signals.IntervalUs, to.Signals.JitterPct))
 	}
 	if from.Perturb != to.Perturb {
-		d = append(d, fmt.Sprintf("register %d%% deopt %dms", to.Perturb.RegisterPct, to.Perturb.DeoptIntervalMs))
+		p := to.Perturb
+		d = append(d, fmt.Sprintf("register %d%% deopt %dms read faults %dppm jit %dms/%d methods/levels %q redefine %dms",
+			p.RegisterPct, p.DeoptIntervalMs, p.ReadFaultPPM, p.JITPeriodMs, p.JITMethods, p.JITLevels, p.RedefineMs))
 	}
 	if from.DurationMs != to.DurationMs {
 		d = append(d, fmt.Sprintf("duration %dms", to.DurationMs))

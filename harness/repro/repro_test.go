@@ -3,6 +3,7 @@ package repro
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,4 +99,38 @@ func TestMinimizeDropsWhatDoesNotMatter(t *testing.T) {
 	assert.Equal(t, 2000, min.DurationMs)
 	assert.NotEqual(t, "mix", min.Workload)
 	assert.NotEmpty(t, steps)
+}
+
+// The perturbations added for the hunt shrink too: read faults fall to the lowest rate that
+// still crashes, forced compilation to the one level that matters, redefinition and the
+// second signal engine go when the finding does not need them.
+func TestMinimizeShrinksPerturbations(t *testing.T) {
+	f := &fake{crashes: func(e episode.Episode, _ int) string {
+		if e.Perturb.ReadFaultPPM >= 100 && strings.Contains(e.Perturb.JITLevels, "4") {
+			return "T"
+		}
+		return ""
+	}}
+	e := episode.Derive(0x5eed, episode.Pins{Workload: "loops", Walkers: []string{"vmstructs"}})
+	e.Perturb.ReadFaultPPM = 100000
+	e.Perturb.JITPeriodMs, e.Perturb.JITMethods, e.Perturb.JITLevels = 50, 4, "0,1,4"
+	e.Perturb.RedefineMs = 20
+	e.Signals.Mode, e.Signals.Signal2 = episode.ModeCPUWall, episode.SignalWall
+	min, steps, err := Minimize(context.Background(), f, e, []crash.Names{{Title: "T"}}, 1, 1.0, t.TempDir())
+	require.NoError(t, err)
+	assert.Equal(t, 100, min.Perturb.ReadFaultPPM, "the lowest rate that still crashes")
+	assert.Equal(t, "4", min.Perturb.JITLevels)
+	assert.Equal(t, 50, min.Perturb.JITPeriodMs, "forcing stays: the crash needs it")
+	assert.Zero(t, min.Perturb.RedefineMs)
+	assert.Equal(t, "cpu", min.Signals.Mode)
+	assert.Zero(t, min.Signals.Signal2)
+	require.NoError(t, min.Validate())
+	var names []string
+	for _, s := range steps {
+		if s.Kept {
+			names = append(names, s.Name)
+		}
+	}
+	assert.Contains(t, names, "no class redefinition")
+	assert.Contains(t, names, "one signal engine")
 }
