@@ -53,6 +53,9 @@ const (
 	offFaultsCaught      = 712
 	offReadFaults        = 720
 	offNestedWalked      = 728
+	offRemoteWalks       = 736
+	offRemoteBusy        = 744
+	offRemoteTimeout     = 752
 )
 
 // Byte offsets of struct wf_log_thread fields.
@@ -150,6 +153,9 @@ const (
 	// FlagInjected: a protected read of this walk was failed on purpose (read_fault_ppm,
 	// WF_REC_INJECTED): an error result is walkfuzz's doing, not the walker's.
 	FlagInjected uint16 = 1 << 5
+	// FlagRemote: walked on the agent's remote-walk thread while this thread was parked in
+	// its handler (remote_pct, WF_REC_REMOTE).
+	FlagRemote uint16 = 1 << 6
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

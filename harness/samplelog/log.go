@@ -170,6 +170,9 @@ type Header struct {
 	// folded from the threads by the agent's service thread (a tick old after a crash).
 	ReadFaultsInjected uint64
 	NestedWalked       uint64 // signals walked inside another signal's handler (cpu+wall)
+	// Remote walks (remote_pct): walks made on the agent's remote-walk thread, and walks
+	// made locally because its mailbox was busy or it did not pick the job up in time.
+	RemoteWalks, RemoteBusy, RemoteTimeout uint64
 }
 
 // Header returns a snapshot of the header. Counters are loaded atomically one by one, so
@@ -208,6 +211,9 @@ func (l *Log) Header() Header {
 		FaultsCaught:       l.load(offFaultsCaught),
 		ReadFaultsInjected: l.load(offReadFaults),
 		NestedWalked:       l.load(offNestedWalked),
+		RemoteWalks:        l.load(offRemoteWalks),
+		RemoteBusy:         l.load(offRemoteBusy),
+		RemoteTimeout:      l.load(offRemoteTimeout),
 	}
 	for i := 0; i < MaxWalkers; i++ {
 		off := offWalkerNames + i*WalkerNameSize

@@ -13,6 +13,7 @@
 #include "fault.h"
 #include "handler.h"
 #include "methods.h"
+#include "remote.h"
 #include "safepoint.h"
 #include "samplelog.h"
 #include "threads.h"
@@ -131,6 +132,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
     (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
     if (wf_agent_thread(j, jni, "walkfuzz-service", service_main)) fail("cannot start the service thread");
     if (wf_safepoint_start(j, jni, wf_walkers_need_safepoint(), wf_walkers_reference())) fail("cannot start the safepoint service thread");
+    if (walkers && wf_remote_start()) fail("cannot start the remote-walk thread");
     if (walkers && wf_driver_start_sampler()) fail("cannot start the sampler thread");
     char name[WF_LOG_THREAD_NAME];
     wf_threads_register(jni, th, thread_name(jni, th, name, sizeof name), walkers > 0);
@@ -142,6 +144,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni) {
     (void)j, (void)jni;
     wf_driver_stop();
+    wf_remote_stop(); /* after the driver: no new walk is handed over, a parked one is released */
     wf_threads_tick();
     wf_methods_close();
     struct wf_log_header *hdr = wf_log_header();

@@ -65,6 +65,7 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         else if (!strcmp(k, "budget_pct")) c->budget_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "budget_total_pct")) c->budget_total_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "bytecodes")) c->bytecodes = n != 0;
+        else if (!strcmp(k, "remote_pct")) c->remote_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "read_fault_ppm")) c->read_fault_ppm = (uint32_t)(n > 1000000 ? 1000000 : n);
         else {
             snprintf(err, errlen, "unknown agent option %s", k);

@@ -37,6 +37,8 @@ struct wf_config {
     uint32_t budget_total_pct; /* handler time allowed over all threads, % of all CPUs' time */
     uint32_t bytecodes;        /* write each method's bytecode into the method table */
     uint32_t read_fault_ppm;   /* walkers' protected reads failed on purpose, per million (0 = off) */
+    uint32_t remote_pct;       /* level-0 signals whose remote-capable walkers walk on the
+                                  remote-walk thread (remote.c), % (0 = off) */
 };
 
 /* The loaded configuration; only config.c writes it (in wf_config_load). */

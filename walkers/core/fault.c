@@ -7,6 +7,7 @@
 #include <string.h>
 #include "base.h"
 #include "config.h"
+#include "remote.h"
 #include "threads.h"
 #include "fault.h"
 #include "samplelog.h"
@@ -59,17 +60,22 @@ int wf_fault_install(void) {
 }
 
 /* Read-fault injection (wf_walker.h): does this protected read fail on purpose? Only inside
- * the handler's walks (in_handler), on the calling thread's own seeded generator, counted in
- * its own wf_thread (the service thread folds the counts into the log header). Signal-safe:
- * a TLS load, the thread's own state, no locks, no syscalls. A nested handler on the same
- * thread may interleave with the generator's load/store; that only repeats a draw. */
+ * the handler's walks (in_handler), on the walked thread's own seeded generator, counted in
+ * its own wf_thread (the service thread folds the counts into the log header). The walked
+ * thread is the calling thread, or, on the remote-walk thread (remote_pct), the thread parked
+ * in its handler while it is walked (remote.c), whose generator it does not touch meanwhile;
+ * so remote walks get the same injection as local ones. Signal-safe: TLS loads, the walked
+ * thread's own state, no locks, no syscalls. A nested handler on the same thread may
+ * interleave with the generator's load/store; that only repeats a draw. */
 int wf_read_fault_draw(void) {
     uint32_t ppm = wf_read_fault_ppm;
     if (!ppm) return 0;
     struct wf_thread *t = wf_thread_self();
+    int remote = !t && (t = wf_remote_walked()) != NULL;
     if (!t || !t->in_handler) return 0;
     if (wf_rand(&t->rng) % 1000000u >= ppm) return 0;
-    __atomic_store_n(&t->read_faults, t->read_faults + 1, __ATOMIC_RELAXED);
+    if (remote) __atomic_fetch_add(&t->read_faults, 1, __ATOMIC_RELAXED); /* another thread's counter */
+    else __atomic_store_n(&t->read_faults, t->read_faults + 1, __ATOMIC_RELAXED);
     wf_walk_note |= WF_REC_INJECTED; /* into this walk's record: initial-exec TLS, signal-safe */
     return 1;
 }

@@ -5,7 +5,8 @@
  * Signal safety: the handler touches only the thread's own preallocated wf_thread (found
  * through initial-exec TLS), the shared log (mapped at load time, appended with one CAS), and
  * process-wide atomics. No locks, no allocation; the only syscalls are the driver's re-arm
- * (ioctl/timer_settime) and whatever a walker itself makes. errno is preserved. */
+ * (ioctl/timer_settime), the futex of a walk handed to the remote-walk thread (remote.c,
+ * remote_pct), and whatever a walker itself makes. errno is preserved. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include "config.h"
 #include "driver.h"
 #include "handler.h"
+#include "remote.h"
 #include "safepoint.h"
 #include "samplelog.h"
 #include "threads.h"
@@ -221,6 +223,13 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     int appends = 0;
     int wf_nwalkers;
     const struct wf_walker *const *wf_walkers = wf_walkers_list(&wf_nwalkers); /* fixed since load */
+    /* remote_pct: on this signal the walkers that can walk another thread do so from the
+     * remote-walk thread while this one waits here (remote.c). Level 0 only: a nested level's
+     * context is the other handler, and one parked level per thread is enough. */
+    uint32_t remote = 0;
+    if (!level && wf_cfg->remote_pct && (remote = wf_remote_walkers()) != 0 &&
+        wf_rand(&t->rng) % 100 >= wf_cfg->remote_pct)
+        remote = 0;
     /* cpu+wall: the other engine's signal may interrupt only the walks (see wf_handler_install). */
     const sigset_t *nestable = NULL;
     if (!level && wf_cfg->mode == WF_MODE_CPU_WALL) {
@@ -233,19 +242,38 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
         uint64_t w0 = now;
         wf_walk_note = 0; /* WF_REC_* bits the walker adds to its record (initial-exec TLS: signal-safe) */
-        int n = wf_walkers[w]->walk(&ctx, frames, wf_cfg->depth);
-        uint64_t w1 = wf_now_ns();
+        int n;
+        uint64_t w1;
+        uint32_t walk_ns, handoff_ns = 0;
+        uint16_t wflags = flags;
+        struct wf_remote_result rr;
+        if ((remote & (1u << w)) && wf_remote_walk(t, wf_walkers[w], &ctx, frames, wf_cfg->depth, &rr)) {
+            /* Walked on the remote-walk thread: its start and time inside walk() are the
+             * record's; the rest of the park (post, wake-ups, copy back) is the handoff,
+             * added to overhead_ns. */
+            w1 = wf_now_ns();
+            n = rr.result;
+            wf_walk_note = rr.note;
+            wflags |= WF_REC_REMOTE;
+            walk_ns = rr.walk_ns;
+            handoff_ns = (uint32_t)(w1 - w0 > walk_ns ? w1 - w0 - walk_ns : 0);
+            w0 = rr.start;
+        } else {
+            n = wf_walkers[w]->walk(&ctx, frames, wf_cfg->depth);
+            w1 = wf_now_ns();
+            walk_ns = (uint32_t)(w1 - w0);
+        }
         now = w1;
         if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */
         struct wf_record r = {
             .tid = t->tid,
             .walker = (uint16_t)w,
-            .flags = (uint16_t)(flags | wf_walk_note),
+            .flags = (uint16_t)(wflags | wf_walk_note),
             .ts_ns = w0,
-            .walk_ns = (uint32_t)(w1 - w0),
+            .walk_ns = walk_ns,
             .result = n,
             .region = region,
-            .overhead_ns = pre + t->last_append_ns,
+            .overhead_ns = pre + t->last_append_ns + handoff_ns,
             .sample = sample,
             .slot = (uint16_t)t->slot,
         };

@@ -73,6 +73,12 @@ struct wf_log_header {
     uint64_t read_faults_injected; /* 720 protected reads failed on purpose (read_fault_ppm),
                                       folded from the threads by the service thread */
     uint64_t nested_walked;       /* 728 signals walked inside another signal's handler (cpu+wall) */
+    /* remote_pct: walks made on the agent's remote-walk thread while the walked thread was
+     * parked in its handler, and the walks that went local instead because the thread was
+     * busy with another job or had not picked the job up in time (core/remote.c) */
+    uint64_t remote_walks;        /* 736 */
+    uint64_t remote_busy;         /* 744 */
+    uint64_t remote_timeout;      /* 752 */
 };
 
 struct wf_log_thread {
@@ -112,8 +118,10 @@ enum {
                                     (the proposed JVMTI API's "biased") */
     WF_REC_NESTED = 1 << 4,      /* walked in a handler that interrupted another signal's
                                     handler on the same thread (cpu+wall) */
-    WF_REC_INJECTED = 1 << 5     /* a protected read of this walk was failed on purpose
+    WF_REC_INJECTED = 1 << 5,    /* a protected read of this walk was failed on purpose
                                     (read_fault_ppm): an error result is walkfuzz's doing */
+    WF_REC_REMOTE = 1 << 6       /* walked on another thread (the agent's remote-walk thread)
+                                    while this thread was parked in its handler (remote_pct) */
 };
 
 /*

@@ -85,6 +85,13 @@ struct wf_walk_ctx {
 /* ABI 2 walker flags */
 enum {
     WF_WALKER_SAFEPOINT_TRACES = 1 << 0, /* uses env->request_safepoint: start the safepoint thread */
+    /* walk() may be called on another thread while the walked thread is parked in its signal
+     * handler (agent option remote_pct: the path the proposed JVMTI API allows for suspended
+     * threads). Everything about the walked thread comes from ctx (ucontext, jni, tid): walk()
+     * reads no thread-local state of it through TLS and does not assume it runs on the walked
+     * thread's stack. wf_fault_jmp and wf_walk_note are the calling thread's own, which is
+     * right: a fault is taken by the thread that reads, and the core carries the note over. */
+    WF_WALKER_REMOTE = 1 << 1,
 };
 
 struct wf_walker {
@@ -124,9 +131,10 @@ extern __thread uint16_t wf_walk_note __attribute__((tls_model("initial-exec")))
  * each protected read: when the draw fails the read, it takes the path a real SIGSEGV inside
  * WF_PROTECT takes (clear wf_fault_jmp, siglongjmp back to WF_PROTECT). Only these two symbols
  * are needed from the agent, so a plugin that does not use the macro links as before.
- * wf_read_fault_ppm is written once at load, before signals. wf_read_fault_draw(): the calling
- * thread's seeded generator (its wf_thread, initial-exec TLS), 1 if this read fails (and
- * counted per thread); signal-safe: no locks, no syscalls, only the thread's own state.
+ * wf_read_fault_ppm is written once at load, before signals. wf_read_fault_draw(): the walked
+ * thread's seeded generator (its wf_thread: the calling thread's, through initial-exec TLS,
+ * or on the remote-walk thread the parked thread's), 1 if this read fails (and counted per
+ * walked thread); signal-safe: no locks, no syscalls, only the walked thread's own state.
  */
 extern uint32_t wf_read_fault_ppm;
 int wf_read_fault_draw(void);

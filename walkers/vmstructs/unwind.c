@@ -90,9 +90,12 @@ int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
     w->hi = rdp(thread + (uintptr_t)vs_layout.jt_stack_base.off);
     uintptr_t ssize = rdp(thread + (uintptr_t)vs_layout.jt_stack_size.off);
     w->lo = w->hi - ssize;
-    /* the handler runs on the interrupted thread's own stack: a cheap identity check */
-    uintptr_t here = (uintptr_t)&thread;
-    if (!ssize || ssize > (1ULL << 34) || here < w->lo || here >= w->hi) return VS_NO_JAVA_THREAD;
+    /* A cheap identity check: in the handler we run on the interrupted thread's own stack; on
+     * another thread (WF_WALKER_REMOTE: the walked thread parked in its handler) the
+     * interrupted sp must lie in it instead. */
+    uintptr_t here = (uintptr_t)&thread, isp = wf_uc_get(uc, WF_UC_SP);
+    if (!ssize || ssize > (1ULL << 34) || ((here < w->lo || here >= w->hi) && (isp < w->lo || isp >= w->hi)))
+        return VS_NO_JAVA_THREAD;
 
     int st = (int)rds(thread, &vs_layout.jt_state);
     w->state = st;

@@ -139,5 +139,8 @@ const struct wf_walker wf_vmstructs_walker = {
     .vm_init = vs_vm_init,
     .walk = vs_walk,
     .code_name = vs_code_name,
+    /* Everything about the walked thread comes from ctx: its JavaThread from ctx->jni, its
+     * registers from ctx->ucontext (vs_unwind); no TLS of the walked thread is read. */
+    .flags = WF_WALKER_REMOTE,
 };
 

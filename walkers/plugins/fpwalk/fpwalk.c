@@ -66,6 +66,7 @@ static const struct wf_walker fpwalk = {
     .init = fp_init,
     .walk = fp_walk,
     .code_name = fp_code_name,
+    .flags = WF_WALKER_REMOTE, /* reads only the ucontext and, through safe_read, the stack */
 };
 
 const struct wf_walker *walkfuzz_walker(void) { return &fpwalk; }
