@@ -43,6 +43,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	defectPlugin := filepath.Join(tmp, "libwfdefect-stale.so") // a planted defect: ASGCT inside, walks in the handler only
+	require.NoError(t, os.WriteFile(defectPlugin, nil, 0o644))
 	badEpisode := filepath.Join(tmp, "episode.json")
 	require.NoError(t, os.WriteFile(badEpisode, []byte(`{"seed": "0x1", "workload": "recursion", "walkers": ["asgtc"],
 		"signals": {"mode": "cpu", "interval_us": 100, "signal": 27}, "duration_ms": 1000, "depth": 2048}`), 0o644))
@@ -63,6 +65,9 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"unknown workload", []string{"run", "--workload", "nosuch"}, "unknown workload"},
 		{"read faults for asgct", []string{"run", "--walker", "asgct", "--read-fault-ppm", "100"}, "vmstructs and plugin walkers only"},
 		{"read faults out of range", []string{"run", "--walker", "vmstructs", "--read-fault-ppm", "2000000"}, "out of range"},
+		{"remote walks for asgct", []string{"run", "--walker", "asgct", "--remote-pct", "50"}, "vmstructs and plugin walkers only"},
+		{"remote walks for a defect plugin", []string{"run", "--walker", "plugin:" + defectPlugin, "--remote-pct", "50"}, "vmstructs and plugin walkers only"},
+		{"remote walks out of range", []string{"run", "--walker", "vmstructs", "--remote-pct", "101"}, "out of range"},
 		{"interval under floor", []string{"run", "--interval", "5us"}, "10us"},
 		{"unparsable interval", []string{"run", "--interval", "fast"}, "invalid argument"},
 		{"malformed seed", []string{"run", "--seed", "0xZZ"}, "malformed seed"},

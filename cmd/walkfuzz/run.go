@@ -39,6 +39,7 @@ type runFlags struct {
 	jvmFlags    string
 	perturb     int
 	readFault   int
+	remotePct   int
 	reference   int
 	hangTimeout time.Duration
 	episodeFile string
@@ -67,6 +68,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.jvmFlags, "jvm-flags", "\x00", "JVM flags, space-separated (\"\" for none; default: none, or chosen by --seed)")
 	fl.IntVar(&f.perturb, "perturb-registers", -1, "percent of walks on a perturbed ucontext (register fuzzing)")
 	fl.IntVar(&f.readFault, "read-fault-ppm", -1, "per million of the walker's protected memory reads, how many the agent fails as if unmapped (vmstructs and plugins; default 0, or chosen by --seed)")
+	fl.IntVar(&f.remotePct, "remote-pct", -1, "percent of signals on which vmstructs and plugin walkers walk the thread from the agent's remote-walk thread while it waits parked in its handler (default 0, or chosen by --seed)")
 	fl.IntVar(&f.reference, "reference-pct", 0, "percent of signals re-walked at the thread's next safepoint (bottom-frame oracle)")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.StringVar(&f.episodeFile, "episode", "", "run exactly this episode JSON (from a run directory or the corpus)")
@@ -140,6 +142,12 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 			return e, usageErr("--read-fault-ppm applies to vmstructs and plugin walkers only (walkers: %s)", strings.Join(e.Walkers, ","))
 		}
 		e.Perturb.ReadFaultPPM = f.readFault
+	}
+	if f.remotePct >= 0 {
+		if f.remotePct > 0 && !episode.RemoteWalksApply(e.Walkers) {
+			return e, usageErr("--remote-pct applies to vmstructs and plugin walkers only, which can walk another thread (walkers: %s): add --walker vmstructs", strings.Join(e.Walkers, ","))
+		}
+		e.Perturb.RemotePct = f.remotePct
 	}
 	if f.reference > 0 {
 		e.Perturb.ReferencePct = f.reference

@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -154,6 +155,9 @@ func Derive(seed Seed, p Pins) Episode {
 	// Class redefinition: its period.
 	redefineOn := r.chance(12)
 	redefineMs := []int{5, 20, 50, 200}[r.weighted(20, 30, 30, 20)]
+	// Walks of another thread (remote-walk thread, the walked one parked in its handler): the
+	// share of signals, kept below only when a walker can walk remotely.
+	remotePct := []int{0, 5, 25, 100}[r.weighted(70, 10, 10, 10)]
 
 	// Pins override after all draws.
 	if p.Workload != "" {
@@ -212,6 +216,9 @@ func Derive(seed Seed, p Pins) Episode {
 			e.Perturb.RedefineMs = redefineMs
 		}
 	}
+	if RemoteWalksApply(e.Walkers) {
+		e.Perturb.RemotePct = remotePct
+	}
 	if e.Signals.Mode == ModeCPUWall && e.Signals.Signal2 == 0 {
 		e.Signals.Signal2 = SignalWall
 	}
@@ -226,6 +233,23 @@ func Derive(seed Seed, p Pins) Episode {
 func ReadFaultsApply(walkers []string) bool {
 	for _, w := range walkers {
 		if w == walker.VMStructs || walker.IsPlugin(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// DefectPluginPrefix starts the file name of the planted-defect plugins of walkfuzz selftest
+// (bin/libwfdefect-<name>.so): ASGCT wrapped with a defect, so they walk only in the handler.
+const DefectPluginPrefix = "libwfdefect-"
+
+// RemoteWalksApply reports whether one of the walkers can walk a thread other than the
+// caller (the agent's remote_pct): the vmstructs walker or a plugin, except the planted-defect
+// plugins. A third party's plugin that does not set WF_WALKER_REMOTE walks in the handler
+// regardless: the agent asks each walker.
+func RemoteWalksApply(walkers []string) bool {
+	for _, w := range walkers {
+		if w == walker.VMStructs || walker.IsPlugin(w) && !strings.HasPrefix(filepath.Base(w), DefectPluginPrefix) {
 			return true
 		}
 	}

@@ -64,6 +64,11 @@ type Perturbations struct {
 	// ReadFaultPPM: per million of the walker's protected memory reads, the share the agent
 	// fails as if the memory were unmapped (vmstructs and plugins only; 0 = off).
 	ReadFaultPPM int `json:"read_fault_ppm,omitempty"`
+	// RemotePct: the share of signals on which the walkers that can walk another thread
+	// (vmstructs, plugins other than the planted defects) walk on the agent's remote-walk
+	// thread while the signalled thread waits parked in its handler (0 = off): the path the
+	// proposed JVMTI API allows for suspended threads.
+	RemotePct int `json:"remote_pct,omitempty"`
 	// JIT forcing through WhiteBox (built-in workloads only; 0 = off): every JITPeriodMs the
 	// workload's helper thread takes JITMethods seeded methods of the workload's own classes
 	// and drives each to one of JITLevels (0 interpreted: deoptimized and made not
@@ -153,6 +158,9 @@ func (e *Episode) Validate() error {
 	}
 	if e.Perturb.RegisterPct < 0 || e.Perturb.RegisterPct > 100 {
 		return fmt.Errorf("register perturbation %d%% out of range 0..100", e.Perturb.RegisterPct)
+	}
+	if e.Perturb.RemotePct < 0 || e.Perturb.RemotePct > 100 {
+		return fmt.Errorf("remote walks %d%% out of range 0..100", e.Perturb.RemotePct)
 	}
 	if e.Perturb.ReadFaultPPM < 0 || e.Perturb.ReadFaultPPM > 1000000 {
 		return fmt.Errorf("read faults %d ppm out of range 0..1000000", e.Perturb.ReadFaultPPM)

@@ -125,6 +125,7 @@ func TestReadFaultsDrawnForVMStructsAndPlugins(t *testing.T) {
 		// Drawn last: every other dimension is what the same seed gives without it.
 		assert.NoError(t, vs.Validate())
 		vs.Perturb.ReadFaultPPM = 0
+		vs.Perturb.RemotePct = 0 // drawn after it, for the same walkers
 		vs.Walkers = asgct.Walkers
 		assert.Equal(t, asgct, vs)
 	}

@@ -2,8 +2,9 @@ package episode
 
 import "slices"
 
-// Dimensions are what a mutation may change, one at a time, in the order Mutate draws them.
-var Dimensions = []string{"mode", "interval", "jitter", "pattern", "threads", "depth", "jvm_flags", "register", "deopt", "phase", "jit", "redefine"}
+// Dimensions are what a mutation may change, one at a time, in the order Mutate draws them;
+// "remote" (last) only for episodes with a walker that walks remotely (RemoteWalksApply).
+var Dimensions = []string{"mode", "interval", "jitter", "pattern", "threads", "depth", "jvm_flags", "register", "deopt", "phase", "jit", "redefine", "remote"}
 
 // Mutate returns parent with one dimension changed, and that dimension's name. The new value
 // is the one the mutation's seed derives for the same workload, walkers and JDK (a donor
@@ -16,9 +17,15 @@ func Mutate(parent Episode, seed Seed, modes []string) (Episode, string) {
 	child := clone(parent)
 	child.Seed = seed
 	r := &rng{s: uint64(seed) ^ 0x6d757461}
-	start := r.intn(len(Dimensions))
-	for k := range Dimensions {
-		dim := Dimensions[(start+k)%len(Dimensions)]
+	dims := Dimensions
+	if !RemoteWalksApply(parent.Walkers) {
+		// Added last, and only where it can change something: an episode it cannot reach
+		// mutates exactly as before it existed.
+		dims = dims[:len(dims)-1]
+	}
+	start := r.intn(len(dims))
+	for k := range dims {
+		dim := dims[(start+k)%len(dims)]
 		if apply(&child, donor, dim) {
 			return child, dim
 		}
@@ -61,6 +68,8 @@ func apply(e *Episode, donor Episode, dim string) bool {
 		return true
 	case "redefine":
 		return set(&e.Perturb.RedefineMs, donor.Perturb.RedefineMs)
+	case "remote": // 0 in the donor too when no walker of the episode walks remotely
+		return set(&e.Perturb.RemotePct, donor.Perturb.RemotePct)
 	case "phase":
 		v, ok := donor.WorkloadParams["phase_ms"]
 		if !ok || e.WorkloadParams["phase_ms"] == v {
@@ -102,7 +111,7 @@ func clone(e Episode) Episode {
 // every other dimension kept: what an engineer does with an anomaly — does it happen on the
 // other JDK, does the other walker see it? The read-fault rate, drawn only for walkers it
 // reaches, follows the walkers: dropped when none is reached, the seed's draw when the parent
-// had none.
+// had none. The remote-walk share follows the walkers the same way.
 func Transfer(parent Episode, seed Seed, walkers []string, jdk string, modes []string) Episode {
 	child := clone(parent)
 	child.Seed = seed
@@ -112,12 +121,20 @@ func Transfer(parent Episode, seed Seed, walkers []string, jdk string, modes []s
 	if jdk != "" {
 		child.JDK = jdk
 	}
+	donor := func() Episode {
+		return Derive(seed, Pins{Workload: parent.Workload, Walkers: child.Walkers, JDK: child.JDK, Modes: modes})
+	}
 	switch {
 	case !ReadFaultsApply(child.Walkers):
 		child.Perturb.ReadFaultPPM = 0
 	case !ReadFaultsApply(parent.Walkers):
-		donor := Derive(seed, Pins{Workload: parent.Workload, Walkers: child.Walkers, JDK: child.JDK, Modes: modes})
-		child.Perturb.ReadFaultPPM = donor.Perturb.ReadFaultPPM
+		child.Perturb.ReadFaultPPM = donor().Perturb.ReadFaultPPM
+	}
+	switch {
+	case !RemoteWalksApply(child.Walkers):
+		child.Perturb.RemotePct = 0
+	case !RemoteWalksApply(parent.Walkers):
+		child.Perturb.RemotePct = donor().Perturb.RemotePct
 	}
 	return child
 }

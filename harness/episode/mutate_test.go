@@ -97,17 +97,21 @@ func TestVThreadsDrawnLate(t *testing.T) {
 func TestTransferChangesOnlyWalkersOrJDK(t *testing.T) {
 	parent := Derive(0x77, Pins{Workload: "recursion", Walkers: []string{"vmstructs"}, JDK: "17"})
 	parent.Perturb.ReadFaultPPM = 100
+	parent.Perturb.RemotePct = 25
 	c := Transfer(parent, 0x78, nil, "25", nil)
 	assert.Equal(t, []string{"JDK"}, differing(parent, c))
 	assert.Equal(t, Seed(0x78), c.Seed)
 	require.NoError(t, c.Validate())
 
 	c = Transfer(parent, 0x79, []string{"asgct"}, "", nil)
-	assert.ElementsMatch(t, []string{"Walkers", "Perturb.ReadFaultPPM"}, differing(parent, c))
+	assert.ElementsMatch(t, []string{"Walkers", "Perturb.ReadFaultPPM", "Perturb.RemotePct"}, differing(parent, c))
 	assert.Zero(t, c.Perturb.ReadFaultPPM, "ASGCT takes no read faults")
+	assert.Zero(t, c.Perturb.RemotePct, "ASGCT never walks another thread")
 	require.NoError(t, c.Validate())
 
 	back := Transfer(c, 0x7a, []string{"asgct", "vmstructs"}, "", nil)
-	assert.Equal(t, Derive(0x7a, Pins{Workload: "recursion", Walkers: back.Walkers, JDK: "17"}).Perturb.ReadFaultPPM, back.Perturb.ReadFaultPPM)
+	donor := Derive(0x7a, Pins{Workload: "recursion", Walkers: back.Walkers, JDK: "17"})
+	assert.Equal(t, donor.Perturb.ReadFaultPPM, back.Perturb.ReadFaultPPM)
+	assert.Equal(t, donor.Perturb.RemotePct, back.Perturb.RemotePct)
 	assert.Equal(t, []string{"asgct"}, c.Walkers, "the parent is not written")
 }

@@ -64,6 +64,9 @@ func agentConfig(dir string, e *episode.Episode) string {
 	if e.Perturb.ReadFaultPPM > 0 {
 		kv("read_fault_ppm", e.Perturb.ReadFaultPPM)
 	}
+	if e.Perturb.RemotePct > 0 {
+		kv("remote_pct", e.Perturb.RemotePct)
+	}
 	if e.Inject != "" {
 		kv("inject", e.Inject)
 	}
