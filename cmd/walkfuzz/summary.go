@@ -9,7 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
@@ -84,6 +86,20 @@ func printSummary(out io.Writer, r *results.Results) {
 		}
 		fmt.Fprintf(out, "read faults injected: %d; walks they ended, left out of the classes above: %s\n",
 			r.Signals.ReadFaultsInjected, strings.Join(parts, ", "))
+	}
+	if s.RemoteWalks+s.RemoteBusy+s.RemoteTimeout > 0 {
+		fmt.Fprintf(out, "remote walks: %d on the remote-walk thread, %d in the handler instead (%d busy, %d not picked up in time)\n",
+			s.RemoteWalks, s.RemoteBusy+s.RemoteTimeout, s.RemoteBusy, s.RemoteTimeout)
+		for _, w := range slices.Sorted(maps.Keys(r.Remote)) {
+			rw := r.Remote[w]
+			line := fmt.Sprintf("  %s: %d remote walks, ok %.2f%%, walk p50 %s (local %s), overhead with the handoff p50 %s p99 %s",
+				w, rw.Walks, 100*float64(rw.Classes[walkclass.OK])/float64(max(rw.Walks, 1)), ns(rw.LatencyNs.P50), ns(rw.LocalLatencyNs.P50),
+				ns(rw.OverheadNs.P50), ns(rw.OverheadNs.P99))
+			if ks := r.KnownStack[w]; ks[knownstack.RemoteTagged] > 0 {
+				line += fmt.Sprintf(", known stacks %d, mismatched %d", ks[knownstack.RemoteTagged], ks[knownstack.RemoteMismatch])
+			}
+			fmt.Fprintln(out, line)
+		}
 	}
 	if r.Log.Dropped+r.Log.Torn+r.Log.CorruptBytes+r.Log.Unbased > 0 {
 		fmt.Fprintf(out, "sample log: %d records, %d dropped (ring full), %d torn, %d corrupt bytes, %d unbased (their base record lost)\n",

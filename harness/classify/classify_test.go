@@ -292,3 +292,23 @@ func TestInjectedFaultsCountedApart(t *testing.T) {
 	assert.Equal(t, uint64(1), s.Classes["error:break_compiled"])
 	assert.Equal(t, uint64(1), s.Classes[walkclass.OK])
 }
+
+// Walks made on the remote-walk thread count among the walker's walks and, apart, by class,
+// with their walk_ns beside the local walks'.
+func TestRemoteWalksCountedApartToo(t *testing.T) {
+	c := New(testConfig())
+	ok := []samplelog.Frame{f(recurse, 1), f(threadRun, 1)}
+	assert.Nil(t, c.Summaries()["vmstructs"].Remote, "no remote walks, no section")
+	c.Add(&samplelog.Record{Walker: 1, Result: 2, Frames: ok, WalkNs: 1000})
+	c.Add(&samplelog.Record{Walker: 1, Result: 2, Frames: ok, WalkNs: 3000, OverheadNs: 9000, Flags: samplelog.FlagRemote})
+	c.Add(&samplelog.Record{Walker: 1, Result: -2, WalkNs: 3000, OverheadNs: 9000, Flags: samplelog.FlagRemote})
+	s := c.Summaries()["vmstructs"]
+	assert.Equal(t, uint64(3), s.Walks)
+	assert.Equal(t, uint64(2), s.Classes[walkclass.OK])
+	require.NotNil(t, s.Remote)
+	assert.Equal(t, uint64(2), s.Remote.Walks)
+	assert.Equal(t, map[string]uint64{walkclass.OK: 1, "error:break_compiled": 1}, s.Remote.Classes)
+	assert.Equal(t, uint64(3000), s.Remote.LatencyNs.Max)
+	assert.Equal(t, uint64(1000), s.Remote.LocalLatencyNs.Max)
+	assert.Equal(t, uint64(9000), s.Remote.OverheadNs.Max)
+}

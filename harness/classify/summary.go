@@ -36,6 +36,30 @@ type Summary struct {
 	// frame (TopKind): which tiers a walker was caught in, the campaign's feedback tuples.
 	TopKinds map[string]map[string]uint64 `json:"top_kinds,omitempty"`
 	Examples map[string][]Example         `json:"examples"` // by class, at most MaxExamples each
+	// Remote: the walks among Walks made on the agent's remote-walk thread (remote_pct),
+	// nil when there were none.
+	Remote *Remote `json:"remote,omitempty"`
+}
+
+// Remote is a walker's walks of another thread (the walked thread parked in its handler,
+// samplelog.FlagRemote), read apart from its walks in the handler: whether a walker gives
+// the same answers from another thread is the question the perturbation asks.
+type Remote struct {
+	Walks   uint64            `json:"walks"`
+	Classes map[string]uint64 `json:"classes"`
+	// LatencyNs: the remote walks' walk_ns (time inside walk() on the remote-walk thread);
+	// LocalLatencyNs: the same walker's other walks', for comparison.
+	LatencyNs      Quantiles `json:"latency_ns"`
+	LocalLatencyNs Quantiles `json:"local_latency_ns"`
+	// OverheadNs: the remote walks' overhead_ns, which includes the handoff (post, wake-ups
+	// and copy back: the park less the walk).
+	OverheadNs Quantiles `json:"overhead_ns"`
+}
+
+// remoteAgg counts a walker's remote walks (Remote).
+type remoteAgg struct {
+	classes           map[string]uint64
+	latency, overhead histogram
 }
 
 type walker struct {
@@ -54,6 +78,8 @@ type walker struct {
 	// tops[c][k]: walks of the fixed class c (topOK..topInvalid) whose top frame is kind k;
 	// fixed arrays, as the ok path runs once per walk. Other classes are rare: a map.
 	injected  uint64 // walks ended by an injected read fault, not classified
+	remote    *remoteAgg
+	local     histogram // walk_ns of the walks not made remotely
 	tops      [4][numKinds]uint64
 	otherTops map[string]*[numKinds]uint64
 }
@@ -140,6 +166,16 @@ func (w *walker) add(r *samplelog.Record, class, reason string, unresolved []uin
 	w.walks++
 	w.latency.record(uint64(r.WalkNs))
 	w.overhead.record(uint64(r.OverheadNs))
+	if r.Flags&samplelog.FlagRemote != 0 {
+		if w.remote == nil {
+			w.remote = &remoteAgg{classes: map[string]uint64{}}
+		}
+		w.remote.classes[class]++
+		w.remote.latency.record(uint64(r.WalkNs))
+		w.remote.overhead.record(uint64(r.OverheadNs))
+	} else {
+		w.local.record(uint64(r.WalkNs))
+	}
 	k := -1
 	if len(r.Frames) > 0 {
 		k = topKind(r.Frames[0])
@@ -242,6 +278,13 @@ func (w *walker) summary() *Summary {
 	}
 	for c, a := range w.otherTops {
 		addTops(c, a)
+	}
+	if a := w.remote; a != nil {
+		s.Remote = &Remote{Walks: a.latency.n, Classes: make(map[string]uint64, len(a.classes)),
+			LatencyNs: quantiles(&a.latency), LocalLatencyNs: quantiles(&w.local), OverheadNs: quantiles(&a.overhead)}
+		for c, n := range a.classes {
+			s.Remote.Classes[c] = n
+		}
 	}
 	return s
 }

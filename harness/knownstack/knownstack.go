@@ -34,6 +34,11 @@ const (
 	// signal's handler on the same thread (cpu+wall): the walker's re-entry, read apart.
 	NestedTagged   = "nested_tagged"
 	NestedMismatch = "nested_mismatch"
+	// RemoteTagged and RemoteMismatch count the same way those walked on the agent's
+	// remote-walk thread while the thread was parked in its handler (remote_pct): a walker
+	// that lies when it walks another thread shows here.
+	RemoteTagged   = "remote_tagged"
+	RemoteMismatch = "remote_mismatch"
 )
 
 // Frame of a recorded stack: what StackWalker saw.
@@ -255,6 +260,12 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 		m[NestedTagged]++
 		if walkclass.IsMismatch(class) {
 			m[NestedMismatch]++
+		}
+	}
+	if r.Flags&samplelog.FlagRemote != 0 {
+		m[RemoteTagged]++
+		if walkclass.IsMismatch(class) {
+			m[RemoteMismatch]++
 		}
 	}
 	if class != walkclass.OK && class != Boundary && class != walkclass.TruncatedDepth && c.perClass[w+class] < 5 {

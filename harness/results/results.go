@@ -44,9 +44,25 @@ type Signals struct {
 	Shed uint64 `json:"shed"`
 	// ReadFaultsInjected: the walkers' protected reads the agent failed on purpose
 	// (episode perturbation read_fault_ppm; vmstructs and plugins).
-	ReadFaultsInjected uint64  `json:"read_faults_injected,omitempty"`
-	Fidelity           float64 `json:"fidelity"` // delivered / requested
-	Note               string  `json:"note,omitempty"`
+	ReadFaultsInjected uint64 `json:"read_faults_injected,omitempty"`
+	// Remote walks (episode perturbation remote_pct; vmstructs and plugins): walks made on
+	// the agent's remote-walk thread while the signalled thread waited parked in its handler,
+	// and those made in the handler instead because the remote-walk thread was busy with
+	// another thread's walk or did not pick the job up within 20 ms.
+	RemoteWalks   uint64  `json:"remote_walks,omitempty"`
+	RemoteBusy    uint64  `json:"remote_busy,omitempty"`
+	RemoteTimeout uint64  `json:"remote_timeout,omitempty"`
+	Fidelity      float64 `json:"fidelity"` // delivered / requested
+	Note          string  `json:"note,omitempty"`
+}
+
+// Remote is one walker's walks of another thread (results.Remote).
+type Remote struct {
+	Walks          uint64            `json:"walks"`
+	Classes        map[string]uint64 `json:"classes"`
+	LatencyNs      Latency           `json:"latency_ns"`       // the remote walks' walk_ns
+	LocalLatencyNs Latency           `json:"local_latency_ns"` // the walker's other walks'
+	OverheadNs     Latency           `json:"overhead_ns"`      // the remote walks', the handoff included
 }
 
 type Latency struct {
@@ -123,6 +139,10 @@ type Results struct {
 	// InjectedFaults: per walker, walks that ended in an error at a read walkfuzz failed on
 	// purpose (read_fault_ppm), left out of Classes.
 	InjectedFaults map[string]uint64 `json:"injected_faults,omitempty"`
+	// Remote: per walker, its walks made on the remote-walk thread (remote_pct), by class,
+	// and their walk_ns beside its other walks'. They are in Classes too; known_stack counts
+	// them as remote_tagged and remote_mismatch.
+	Remote map[string]Remote `json:"remote,omitempty"`
 	// TopKinds: walks that returned frames, by walker, class and the kind of their top frame
 	// (classify.TopKind: interpreted, compiled, inlined, native, vm, stub, java).
 	TopKinds     map[string]map[string]map[string]uint64 `json:"top_kinds,omitempty"`

@@ -394,6 +394,14 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 			}
 			res.InjectedFaults[name] = s.Injected
 		}
+		if s.Remote != nil {
+			if res.Remote == nil {
+				res.Remote = map[string]results.Remote{}
+			}
+			lat := func(q classify.Quantiles) results.Latency { return results.Latency{P50: q.P50, P99: q.P99, Max: q.Max} }
+			res.Remote[name] = results.Remote{Walks: s.Remote.Walks, Classes: s.Remote.Classes, LatencyNs: lat(s.Remote.LatencyNs),
+				LocalLatencyNs: lat(s.Remote.LocalLatencyNs), OverheadNs: lat(s.Remote.OverheadNs)}
+		}
 		if len(s.TopKinds) > 0 {
 			if res.TopKinds == nil {
 				res.TopKinds = map[string]map[string]map[string]uint64{}

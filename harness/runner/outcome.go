@@ -97,6 +97,9 @@ func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, l
 		// Read faults are folded by the agent's service thread (a tick old after a crash).
 		ReadFaultsInjected: h.ReadFaultsInjected,
 		NestedWalked:       h.NestedWalked,
+		RemoteWalks:        h.RemoteWalks,
+		RemoteBusy:         h.RemoteBusy,
+		RemoteTimeout:      h.RemoteTimeout,
 	}
 	if h.Requested > 0 {
 		res.Signals.Fidelity = float64(h.Delivered) / float64(h.Requested)
