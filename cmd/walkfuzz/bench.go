@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +15,7 @@ func benchCmd() *cobra.Command {
 	var out, scratch, only string
 	var dur, fuzzDur, selftestBudget, feedbackBudget, costDur time.Duration
 	var costReps int
+	var costArms, costWorkloads []string
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure walkfuzz's performance targets; print a table and write JSON",
@@ -28,12 +31,17 @@ func benchCmd() *cobra.Command {
 			if len(js) == 0 {
 				return usageErr("no JDK 17 or 25 found: run scripts/setup.sh")
 			}
+			for _, a := range costArms {
+				if !slices.Contains(bench.CostArmNames(), a) {
+					return usageErr("unknown cost arm %q: choose among %s", a, strings.Join(bench.CostArmNames(), ", "))
+				}
+			}
 			if err := os.MkdirAll(scratch, 0o755); err != nil {
 				return usageErr("cannot create %s: %w: choose another with --scratch", scratch, err)
 			}
 			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js,
 				Only: only, SelftestBudget: selftestBudget, FeedbackBudget: feedbackBudget,
-				CostDuration: costDur, CostReps: costReps}, os.Stderr)
+				CostDuration: costDur, CostReps: costReps, CostArms: costArms, CostWorkloads: costWorkloads}, os.Stderr)
 			if err != nil {
 				return err // a *runner.UsageError from a run stays one
 			}
@@ -49,5 +57,7 @@ func benchCmd() *cobra.Command {
 	c.Flags().DurationVar(&feedbackBudget, "feedback-budget", 10*time.Minute, "time for each arm of the feedback group")
 	c.Flags().DurationVar(&costDur, "cost-duration", 4*time.Second, "length of each run of the cost group")
 	c.Flags().IntVar(&costReps, "cost-reps", 3, "interleaved repetitions of the cost group (bare, then each agent arm)")
+	c.Flags().StringSliceVar(&costArms, "cost-arms", nil, "the cost group's agent arms to run, of "+strings.Join(bench.CostArmNames(), ", ")+" (the bare run always runs; default all)")
+	c.Flags().StringSliceVar(&costWorkloads, "cost-workloads", nil, "the cost group's workloads (default loops, recursion)")
 	return c
 }

@@ -44,6 +44,8 @@ type Config struct {
 	FeedbackBudget time.Duration // each arm of the feedback group; 0: 10 minutes
 	CostDuration   time.Duration // each run of the cost group; 0: 4 s
 	CostReps       int           // interleaved repetitions of the cost group; 0: 3
+	CostArms       []string      // the cost group's agent arms to run (bare always runs); none: all
+	CostWorkloads  []string      // the cost group's workloads; none: loops and recursion
 }
 
 type suite struct {

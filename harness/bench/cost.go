@@ -170,6 +170,30 @@ func addThreads(cs *costSample, ts []results.Thread) {
 	}
 }
 
+// selectedArms is costArms cut to the names given (every arm when none); the bare arm, which
+// every ratio divides by, always runs first.
+func selectedArms(names []string) []costArm {
+	if len(names) == 0 {
+		return costArms
+	}
+	out := []costArm{costArms[0]}
+	for _, a := range costArms[1:] {
+		if slices.Contains(names, a.name) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// CostArmNames lists the cost group's agent arms, for --cost-arms.
+func CostArmNames() []string {
+	var n []string
+	for _, a := range costArms[1:] {
+		n = append(n, a.name)
+	}
+	return n
+}
+
 // cost measures every JDK given (17 and 25 when present) on loops and recursion.
 func (s *suite) cost(ctx context.Context, js []jdk.JDK) {
 	if s.cfg.CostDuration == 0 {
@@ -179,15 +203,19 @@ func (s *suite) cost(ctx context.Context, js []jdk.JDK) {
 		s.cfg.CostReps = 3
 	}
 	began := time.Now()
+	arms, workloads := selectedArms(s.cfg.CostArms), costWorkloads
+	if len(s.cfg.CostWorkloads) > 0 {
+		workloads = s.cfg.CostWorkloads
+	}
 	fmt.Fprintf(s.log, "bench: cost, %d repetitions of %s per arm (%d arms), %d JDKs, %d workloads\n",
-		s.cfg.CostReps, s.cfg.CostDuration, len(costArms), len(js), len(costWorkloads))
+		s.cfg.CostReps, s.cfg.CostDuration, len(arms), len(js), len(workloads))
 	for _, j := range js {
-		for _, w := range costWorkloads {
+		for _, w := range workloads {
 			var reps []costRep
 			var failed error
 			for r := 0; r < s.cfg.CostReps && failed == nil; r++ {
 				rep := costRep{}
-				for _, arm := range costArms {
+				for _, arm := range arms {
 					cs, err := s.costRun(ctx, j, w, arm, r)
 					if err != nil {
 						failed = fmt.Errorf("%s, repetition %d: %w", arm.name, r+1, err)
@@ -244,7 +272,14 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 	}
 	n := len(reps)
 	var ms []Metric
+	ran := func(arm string) bool {
+		_, ok := reps[0][arm]
+		return n > 0 && ok
+	}
 	addKept := func(name, arm, target, what string) {
+		if !ran(arm) {
+			return
+		}
 		v, all := kept(arm)
 		ms = append(ms, judged(Metric{Name: name + sfx, Value: v, Unit: "ratio", Target: target,
 			Note: fmt.Sprintf("%s; median of %d interleaved repetitions: %s", what, n, all)}))
@@ -272,6 +307,9 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 		{"harness_cpu_ms_per_1k_records_100us_", "100us", perK, "ms", "", "harness CPU per 1000 sample-log records read, classified and checked"},
 		{"bytes_per_walk_100us_", "100us", bytesPerWalk, "bytes", "", "sample-log bytes written per record"},
 	} {
+		if !ran(r.arm) {
+			continue
+		}
 		ms = append(ms, judged(Metric{Name: r.name + sfx, Value: per(r.f, r.arm), Unit: r.unit, Target: r.target,
 			Note: fmt.Sprintf("%s; median of %d", r.note, n)}))
 	}
