@@ -67,7 +67,21 @@ type Table struct {
 	byID      map[uint64]*Method
 	mains     map[string]bool // internal names of classes declaring static main(String[])
 	malformed int
+	// cache is a direct-mapped cache in front of byID for Get: the classifier looks up every
+	// frame of every walk (2048 per walk on recursion) and consecutive walks repeat their
+	// methods. An entry is dropped when Add replaces its method.
+	cache [cacheSlots]cached
 }
+
+const cacheSlots = 1 << 12
+
+type cached struct {
+	id uint64
+	m  *Method
+}
+
+// slot spreads jmethodIDs (8-byte aligned pointers into blocks of ids) over the cache.
+func slot(id uint64) uint64 { return (id>>3 ^ id>>15) & (cacheSlots - 1) }
 
 // New returns an empty table (not backed by a file) for callers that add methods themselves.
 func New() *Table { return &Table{byID: make(map[uint64]*Method), mains: make(map[string]bool)} }
@@ -86,6 +100,10 @@ func (t *Table) Refresh() error {
 	if t.path == "" {
 		return nil
 	}
+	// Most refreshes find nothing new: one stat instead of open, fstat and close.
+	if st, err := os.Stat(t.path); err == nil && st.Size() == t.offset {
+		return nil
+	}
 	f, err := os.Open(t.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -100,6 +118,7 @@ func (t *Table) Refresh() error {
 	}
 	if st.Size() < t.offset { // rewritten from scratch: start over
 		t.byID, t.mains, t.offset, t.malformed = make(map[uint64]*Method), make(map[string]bool), 0, 0
+		t.cache = [cacheSlots]cached{}
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, t.offset, st.Size()-t.offset))
 	if err != nil {
@@ -155,6 +174,9 @@ func (t *Table) Add(m Method) {
 		}
 	}
 	t.byID[m.ID] = &m
+	if c := &t.cache[slot(m.ID)]; c.id == m.ID {
+		*c = cached{}
+	}
 	if m.IsMain() {
 		t.mains[m.internal()] = true
 	}
@@ -188,7 +210,15 @@ func (t *Table) Get(id uint64) *Method {
 	if t == nil {
 		return nil
 	}
-	return t.byID[id]
+	c := &t.cache[slot(id)]
+	if c.m != nil && c.id == id {
+		return c.m
+	}
+	m := t.byID[id]
+	if m != nil {
+		*c = cached{id, m}
+	}
+	return m
 }
 
 // ByKey maps each method's Key to its id (for traces that name methods, such as JFR's).

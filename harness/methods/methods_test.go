@@ -187,3 +187,17 @@ func TestRedefinedVersionsAccumulate(t *testing.T) {
 	assert.Empty(t, m.Earlier)
 	assert.Equal(t, int32(2), m.MaxBci)
 }
+
+// Get's cache never hides a later line: a jmethodID reused for another method (its class
+// unloaded) is seen at once.
+func TestGetFollowsReplacement(t *testing.T) {
+	tab := New()
+	tab.Parse([]byte("M\t0x7f0000001000\tLA;\tf\t()V\t4\t-\n"))
+	require.NotNil(t, tab.Get(0x7f0000001000))
+	assert.Equal(t, "f", tab.Get(0x7f0000001000).Name)
+	tab.Parse([]byte("M\t0x7f0000001000\tLB;\tg\t()V\t9\t-\n"))
+	assert.Equal(t, "g", tab.Get(0x7f0000001000).Name)
+	assert.Nil(t, tab.Get(0x7f0000002000))
+	tab.Parse([]byte("M\t0x7f0000002000\tLC;\th\t()V\t1\t-\n"))
+	assert.Equal(t, "h", tab.Get(0x7f0000002000).Name, "an id unknown before is found once listed")
+}
