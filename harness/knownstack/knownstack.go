@@ -28,7 +28,10 @@ const (
 	// not judged here (the frame-validity oracle checks that the region's frame is at an invoke).
 	Callee  = "ok:callee_above"
 	Unknown = "unknown_region" // the region's recorded stack is not in the file (yet)
-	NoJava  = "no_java_frames" // a native unwinder's walk: nothing to compare
+	// Unresolved: a region entered lazily (KnownStack.enterLazily) whose alias never came:
+	// the JVM ended before its exit wrote it, or a safepoint trace raced the exit. Not judged.
+	Unresolved = "unresolved_region"
+	NoJava     = "no_java_frames" // a native unwinder's walk: nothing to compare
 	// NestedTagged and NestedMismatch count, among the tagged walks and their mismatches
 	// (already counted by class), those walked in a handler that interrupted another
 	// signal's handler on the same thread (cpu+wall): the walker's re-entry, read apart.
@@ -75,6 +78,10 @@ func (f RecFrame) String() string {
 // Stacks maps region id to its recorded stack, callee first.
 type Stacks map[uint32][]RecFrame
 
+// LazyRegion marks a provisional region id (WF_REGION_LAZY in the agent): the region was
+// entered lazily, and an alias line names the recorded stack it stands for.
+const LazyRegion = 0x80000000
+
 // Load reads the stacks file the workload appends to; a cut-off last region is ignored.
 func Load(path string) (Stacks, error) {
 	b, err := os.ReadFile(path)
@@ -87,9 +94,9 @@ func Load(path string) (Stacks, error) {
 	return Parse(b), nil
 }
 
-// Parse reads the K/F line format.
+// Parse reads the K/F/A line format.
 func Parse(b []byte) Stacks {
-	out, _ := parse(b)
+	out, _ := parse(b, nil)
 	return out
 }
 
@@ -98,7 +105,8 @@ func Parse(b []byte) Stacks {
 // file on every tick of a run cost the harness 40% of a CPU on 2048-frame recursion).
 type Loader struct {
 	path string
-	off  int64 // bytes of complete regions consumed
+	off  int64  // bytes of complete regions consumed
+	seen Stacks // every region read so far, for the alias lines that name them later
 }
 
 // NewLoader reads path from its start.
@@ -124,7 +132,7 @@ func (l *Loader) Refresh() (Stacks, error) {
 		return nil, err
 	}
 	if st.Size() < l.off { // rewritten from scratch: start over
-		l.off = 0
+		l.off, l.seen = 0, nil
 	}
 	if st.Size() == l.off {
 		return nil, nil
@@ -134,13 +142,18 @@ func (l *Loader) Refresh() (Stacks, error) {
 	if err != nil && n == 0 {
 		return nil, err
 	}
-	out, used := parse(b[:n])
+	if l.seen == nil {
+		l.seen = Stacks{}
+	}
+	out, used := parse(b[:n], l.seen)
 	l.off += int64(used)
 	return out, nil
 }
 
-// parse reads the K/F line format and says how many bytes the complete regions took.
-func parse(b []byte) (Stacks, int) {
+// parse reads the K/F/A line format and says how many bytes the complete lines took. An
+// alias line (A provisional id) gives the provisional region the stack of region id, read
+// before it in this call or in seen; seen, when given, gains every region read.
+func parse(b []byte, seen Stacks) (Stacks, int) {
 	out := Stacks{}
 	used, pos := 0, 0
 	var cur []RecFrame
@@ -166,6 +179,18 @@ func parse(b []byte) (Stacks, int) {
 				continue
 			}
 			id, want, cur = uint32(n), d, make([]RecFrame, 0, d)
+		case len(f) == 3 && f[0] == "A" && want < 0:
+			p, err1 := strconv.ParseUint(f[1], 10, 32)
+			n, err2 := strconv.ParseUint(f[2], 10, 32)
+			used = pos
+			if err1 != nil || err2 != nil || p&LazyRegion == 0 {
+				continue
+			}
+			if st, ok := out[uint32(n)]; ok {
+				out[uint32(p)] = st
+			} else if st, ok := seen[uint32(n)]; ok {
+				out[uint32(p)] = st
+			}
 		case len(f) == 5 && f[0] == "F" && want > 0:
 			bci, err := strconv.Atoi(f[4])
 			if err != nil {
@@ -177,6 +202,9 @@ func parse(b []byte) (Stacks, int) {
 			cur = append(cur, rf)
 			if len(cur) == want {
 				out[id] = cur
+				if seen != nil {
+					seen[id] = cur
+				}
 				want = -1
 				used = pos
 			}
@@ -248,6 +276,10 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 		return
 	}
 	rec, ok := c.Stacks[r.Region]
+	if !ok && r.Region&LazyRegion != 0 {
+		m[Unresolved]++
+		return
+	}
 	if !ok {
 		m[Unknown]++
 		return

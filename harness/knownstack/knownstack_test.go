@@ -149,3 +149,38 @@ func TestLoaderIsIncremental(t *testing.T) {
 	assert.Empty(t, st)
 	assert.Equal(t, Parse([]byte(full)), Stacks{1: Parse([]byte(full))[1], 2: Parse([]byte(full))[2]})
 }
+
+// A lazily entered region's walks carry a provisional id; the alias line written at its
+// exit (possibly in a later refresh than the region it names) gives them that stack, and a
+// provisional id whose alias never came is unresolved: counted, never judged.
+func TestLazyRegionsResolveThroughAliases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "known_stacks.tsv")
+	l := NewLoader(path)
+	const p1, p2 = LazyRegion | 7, LazyRegion | 4096
+	require.NoError(t, os.WriteFile(path, []byte(stacksFile[:strings.Index(stacksFile, "K\t2")]+"A\t2147483655\t1\n"), 0o644))
+	st, err := l.Refresh()
+	require.NoError(t, err)
+	require.Contains(t, st, uint32(p1), "alias in the same read as its region")
+	assert.Equal(t, st[1], st[p1])
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("A\t2147487744\t1\nA\t5\t1\nA\t2147483650\t99\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	st2, err := l.Refresh()
+	require.NoError(t, err)
+	require.Len(t, st2, 1, "a later alias names a region read before; a non-provisional id or an unknown region is ignored")
+	for id, s := range st2 {
+		st[id] = s
+	}
+	c := NewChecker(st, table(), []string{"vmstructs"}, 2048)
+	c.Add(&samplelog.Record{Region: p1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: p2, Result: 3, Frames: frames(0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: LazyRegion | 9, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	m := c.Counts["vmstructs"]
+	assert.Equal(t, uint64(3), m["tagged"])
+	assert.Equal(t, uint64(1), m[walkclass.OK])
+	assert.Equal(t, uint64(1), m[walkclass.MismatchMissing], "an aliased walk is judged like any other")
+	assert.Equal(t, uint64(1), m[Unresolved])
+	assert.Zero(t, m[Unknown])
+}

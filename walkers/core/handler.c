@@ -209,7 +209,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         __atomic_fetch_add(&hdr->perturbed, 1, __ATOMIC_RELAXED);
     }
     struct wf_walk_ctx ctx = {.ucontext = uc, .jni = t->jni, .tid = t->tid, .sample = sample};
-    uint32_t region = t->region;
+    uint32_t region = wf_region_tag(t);
     /* Clock reads: entry (t0), the re-arm's two in the timer modes only, one before the
      * walks, per walker one after its walk and one after its append (the next walk's start;
      * after the last walker's append only on every 16th signal, when the append is timed),

@@ -12,6 +12,16 @@
  * A jmethodID's slot is reused after its class is unloaded, so the table is emptied after
  * every class unloading (HotSpot's ClassUnload extension event); where that event cannot be
  * had, nothing is remembered and every entry is recorded, as before.
+ *
+ * Entering a region costs no JNI call at all when the thread has its region word: KnownStack
+ * writes t->region itself, with opaque stores through a direct buffer over it (regionWord0;
+ * platform threads only: a virtual thread moves between carriers, whose words differ). A
+ * region entered lazily (KnownStack.enterLazily) stores a provisional id (WF_REGION_LAZY) and
+ * records nothing; exitHit0 says at its exit whether a record was tagged with it, and only
+ * then does the workload record the stack (from the exit: the same frames, the top bci
+ * aside, which the oracle ignores) and write an alias line naming it. A region's exit stays a
+ * JNI call: a real call is a boundary the compiler keeps, so the region's code cannot be
+ * scheduled after the word is cleared.
  * None of this runs in a signal handler: plain JNI calls, locks and malloc are fine here. */
 #include <pthread.h>
 #include <stdint.h>
@@ -122,9 +132,8 @@ static int same(const struct ks_path *p, uint64_t hash, const jvmtiFrameInfo *bu
     return 1;
 }
 
-/* The region id recorded for the caller's path, having entered it; 0 for a path not seen. */
-static jint JNICALL ks_enter_known(JNIEnv *jni, jclass cls) {
-    (void)jni, (void)cls;
+/* The region id recorded for the caller's path; 0 for a path not seen. */
+static jint lookup_path(void) {
     if (!ks_remember) return 0;
     jvmtiFrameInfo buf[KS_MAX_FRAMES];
     uint64_t hash;
@@ -142,13 +151,25 @@ static jint JNICALL ks_enter_known(JNIEnv *jni, jclass cls) {
         }
     }
     pthread_mutex_unlock(&ks_lock);
+    return id;
+}
+
+/* The region id recorded for the caller's path, having entered it; 0 for a path not seen. */
+static jint JNICALL ks_enter_known(JNIEnv *jni, jclass cls) {
+    (void)jni, (void)cls;
+    jint id = lookup_path();
     if (id) set_region(id);
     return id;
 }
 
-/* Remembers the caller's path as region id (just recorded by StackWalker) and enters it. */
-static void JNICALL ks_bind(JNIEnv *jni, jclass cls, jint id) {
+/* At a lazy region's exit: the id recorded for the caller's path, or 0. */
+static jint JNICALL ks_lookup_path(JNIEnv *jni, jclass cls) {
     (void)jni, (void)cls;
+    return lookup_path();
+}
+
+/* Remembers the caller's path as region id (just recorded by StackWalker). */
+static void remember_path(jint id) {
     jvmtiFrameInfo buf[KS_MAX_FRAMES];
     uint64_t hash;
     int n = ks_remember ? caller_frames(buf, &hash) : 0;
@@ -172,7 +193,42 @@ static void JNICALL ks_bind(JNIEnv *jni, jclass cls, jint id) {
         }
         pthread_mutex_unlock(&ks_lock);
     }
+}
+
+/* Remembers the caller's path as region id and enters it. */
+static void JNICALL ks_bind(JNIEnv *jni, jclass cls, jint id) {
+    (void)jni, (void)cls;
+    remember_path(id);
     set_region(id);
+}
+
+/* At a lazy region's exit: remembers the caller's path as region id. */
+static void JNICALL ks_remember_path(JNIEnv *jni, jclass cls, jint id) {
+    (void)jni, (void)cls;
+    remember_path(id);
+}
+
+/* A direct buffer over the calling thread's region word, or NULL when it is not tracked.
+ * The wf_thread lives until the thread ends, and only the thread itself writes through it. */
+static jobject JNICALL ks_region_word(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    struct wf_thread *t = wf_thread_self();
+    return t ? (*jni)->NewDirectByteBuffer(jni, (void *)&t->region, sizeof t->region) : NULL;
+}
+
+/* Leaves the region; returns its provisional id when it was entered lazily and a record was
+ * tagged with it (the caller then records the stack and names it), else 0. The word is
+ * cleared before the hit flag is read: a signal in between tags nothing. */
+static jint JNICALL ks_exit_hit(JNIEnv *jni, jclass cls) {
+    (void)jni, (void)cls;
+    struct wf_thread *t = wf_thread_self();
+    if (!t) return 0;
+    uint32_t r = t->region;
+    t->region = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint32_t hit = t->region_hit;
+    t->region_hit = 0;
+    return (r & WF_REGION_LAZY) && hit ? (jint)r : 0;
 }
 
 /* Called at ClassPrepare for every class; binds the natives when it is walkfuzz.KnownStack. */
@@ -185,10 +241,16 @@ void wf_knownstack_bind(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass, const char *
         {"exit0", "()V", (void *)ks_exit},
         {"enterKnown0", "()I", (void *)ks_enter_known},
         {"bind0", "(I)V", (void *)ks_bind},
+        {"regionWord0", "()Ljava/nio/ByteBuffer;", (void *)ks_region_word},
+        {"exitHit0", "()I", (void *)ks_exit_hit},
+        {"lookupPath0", "()I", (void *)ks_lookup_path},
+        {"rememberPath0", "(I)V", (void *)ks_remember_path},
     };
-    if ((*jni)->RegisterNatives(jni, klass, ms, 4) != 0) {
+    /* An older KnownStack has fewer natives: bind what it has (all, the path natives, or the
+     * first two). */
+    static const int counts[] = {8, 4, 2};
+    for (int i = 0; i < 3; i++) {
+        if ((*jni)->RegisterNatives(jni, klass, ms, counts[i]) == 0) break;
         (*jni)->ExceptionClear(jni);
-        /* An older KnownStack without the path natives: bind the two it has. */
-        if ((*jni)->RegisterNatives(jni, klass, ms, 2) != 0) (*jni)->ExceptionClear(jni);
     }
 }

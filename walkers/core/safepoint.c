@@ -42,6 +42,10 @@ static void serve(struct wf_thread *t, void *argp) {
     /* Tag with the known-stack region only if the thread is still inside it: the trace is
      * taken at a later safepoint, not at the signal. */
     uint32_t region = t->req_region == t->region ? t->req_region : 0;
+    /* A lazy region's exit records its stack only when hit. From this thread, the store can
+     * race with the exit's read: then this record's region has no alias and the harness
+     * counts it as unresolved, never as a verdict. */
+    if (region & WF_REGION_LAZY) t->region_hit = 1;
     __atomic_store_n(&t->req_sample, 0, __ATOMIC_RELEASE);
     jint count = 0;
     jvmtiError err = (*sp_jvmti)->GetStackTrace(sp_jvmti, t->ref, 0, wf_cfg->depth, sp_buf, &count);

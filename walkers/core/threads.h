@@ -38,8 +38,14 @@ struct wf_thread {
                                     (handler writes, account reads) */
     uint64_t acct_raw, acct_mono, acct_restart; /* continuous cpu, account only: the last reading */
     uint64_t restart_cpu_ns;     /* continuous cpu, account only: restarted handlers' CPU time, estimated */
-    /* knownstack.c: known-stack region the thread is in (0 = none) */
+    /* knownstack.c: known-stack region the thread is in (0 = none). KnownStack also writes it
+     * from Java, with opaque stores through a direct buffer over these 4 bytes (no JNI call).
+     * A region entered lazily carries WF_REGION_LAZY and a provisional id; its stack is
+     * recorded at its exit, and only when a record was tagged with it (region_hit). */
     volatile uint32_t region;
+    /* Set to 1 by whoever tags a record with a lazy region (wf_region_tag); read and cleared
+     * by the thread's own region exit (knownstack.c). */
+    volatile uint32_t region_hit;
     /* handler.c (handler-only state, except what the service thread reads atomically) */
     volatile int in_handler;     /* nesting depth of the handler on this thread (0 = outside) */
     volatile uint64_t handler_since; /* CLOCK_MONOTONIC at handler entry, 0 outside it */
@@ -64,6 +70,18 @@ struct wf_thread {
     uint32_t req_region;
     volatile uint64_t req_sample;
 };
+
+/* Region ids with this bit are provisional (KnownStack.enterLazily): the workload names the
+ * recorded stack they stand for in an alias line when the region is left. */
+#define WF_REGION_LAZY 0x80000000u
+
+/* The region to tag a record of t with, noting a lazy region as hit so its exit records the
+ * stack. Signal-safe: plain loads and a plain store of t's own words. */
+static inline uint32_t wf_region_tag(struct wf_thread *t) {
+    uint32_t r = t->region;
+    if (r & WF_REGION_LAZY) t->region_hit = 1;
+    return r;
+}
 
 /* The calling thread's wf_thread, NULL if it is not tracked. A TLS load: signal-safe. */
 struct wf_thread *wf_thread_self(void);

@@ -59,7 +59,7 @@ static void deliver(int walker, const struct wf_deferred *d) {
     if (!t || walker < 0 || walker >= nwalkers || !d) return;
     if (d->flags & WF_REC_BIASED) __atomic_fetch_add(&t->stats->biased, 1, __ATOMIC_RELAXED);
     uint64_t now = wf_now_ns();
-    wf_log_append(t->tid, (uint16_t)walker, d->flags, d->ts_ns, (uint32_t)(now - d->ts_ns), d->result, t->region, 0,
+    wf_log_append(t->tid, (uint16_t)walker, d->flags, d->ts_ns, (uint32_t)(now - d->ts_ns), d->result, wf_region_tag(t), 0,
                   d->sample, d->frames, d->result < 0 ? 0 : d->nframes);
 }
 

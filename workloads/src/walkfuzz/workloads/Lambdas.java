@@ -76,7 +76,7 @@ final class Lambdas implements Workload {
         @Override
         public int applyAsInt(int a, int b) {
             if ((++calls & 63) == 0) {
-                KnownStack.enter();
+                KnownStack.enterLazily();
                 int r = a;
                 for (int i = 0; i < 20_000; i++) r = r * 31 + (b ^ i);
                 KnownStack.exit();

@@ -46,7 +46,7 @@ final class Loops implements Workload {
     public static final class Osr implements LongUnaryOperator {
         @Override
         public long applyAsLong(long n) {
-            KnownStack.enter();
+            KnownStack.enterLazily();
             long s = 0;
             for (long i = 0; i < n; i++) { // a long induction variable: not a counted loop, polls stay
                 s += i ^ (s >>> 3);
@@ -65,7 +65,7 @@ final class Loops implements Workload {
 
     /** Nested counted int loops: sum(a) vectorizes, the mixing loop carries a dependency. */
     static long counted(int[] a, int reps, long[] mixedOut) {
-        KnownStack.enter();
+        KnownStack.enterLazily();
         long sum = 0;
         long mixed = 0;
         for (int r = 0; r < reps; r++) {
@@ -79,7 +79,7 @@ final class Loops implements Workload {
 
     /** In-place prefix sums, then a strided walk over the result. */
     static long scan(long[] a, int stride) {
-        KnownStack.enter();
+        KnownStack.enterLazily();
         for (int i = 1; i < a.length; i++) a[i] += a[i - 1];
         long s = 0;
         for (int start = 0; start < stride; start++) {
