@@ -131,7 +131,13 @@ func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options, 
 	if !artifacts.Exists(art.Workloads) {
 		return nil, fmt.Errorf("workloads jar %s not found: run make", art.Workloads)
 	}
-	args = append(args, "-Dwalkfuzz.jni.lib="+art.JNILib)
+	// KnownStack's methods are never inlined: the workload calls them, compiled once. Inlined,
+	// their code joined every compilation of every caller, and loops compiles a fresh copy of
+	// its OSR class hundreds of times: 7-17% of its throughput on JDK 25 (ThreadLocal and
+	// buffer access inlined into each copy), 5% before with the JNI call alone. A call is
+	// also a boundary the compiler keeps around a region's entry and exit.
+	args = append(args, "-Dwalkfuzz.jni.lib="+art.JNILib,
+		"-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,walkfuzz.KnownStack::*")
 	if e.Perturb.DeoptIntervalMs > 0 || e.Perturb.JITPeriodMs > 0 {
 		// Only the WhiteBox declarations go on the boot class path, so the workload's own
 		// classes stay the application loader's.

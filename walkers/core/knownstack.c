@@ -32,9 +32,12 @@
 
 /* Frames skipped by GetStackTrace: enterKnown0/bind0 itself and KnownStack.enter. */
 #define KS_SKIP 2
-/* Deeper paths are not remembered: they go to StackWalker every time (recursion reenters
- * its regions by id and never asks). */
-#define KS_MAX_FRAMES 256
+/* Deeper paths are not remembered: they go to StackWalker every time. Recursion re-enters
+ * its regions by id within a phase, but each phase asks again for each depth it reaches
+ * (2,600 frames deep at most by default): with 256 here, each phase recorded every deep
+ * stack with StackWalker again (13 regions of up to 2,581 frames, every phase, on each
+ * thread: 5 points of recursion's throughput at 10 ms). The buffer is on the heap. */
+#define KS_MAX_FRAMES 8192
 #define KS_SLOTS 4096 /* open addressing, power of two; a full table stops remembering */
 
 struct ks_path {
@@ -135,10 +138,13 @@ static int same(const struct ks_path *p, uint64_t hash, const jvmtiFrameInfo *bu
 /* The region id recorded for the caller's path; 0 for a path not seen. */
 static jint lookup_path(void) {
     if (!ks_remember) return 0;
-    jvmtiFrameInfo buf[KS_MAX_FRAMES];
+    jvmtiFrameInfo *buf = malloc(KS_MAX_FRAMES * sizeof *buf);
     uint64_t hash;
-    int n = caller_frames(buf, &hash);
-    if (n == 0) return 0;
+    int n = buf ? caller_frames(buf, &hash) : 0;
+    if (n == 0) {
+        free(buf);
+        return 0;
+    }
     jint id = 0;
     pthread_mutex_lock(&ks_lock);
     forget_if_unloaded();
@@ -151,6 +157,7 @@ static jint lookup_path(void) {
         }
     }
     pthread_mutex_unlock(&ks_lock);
+    free(buf);
     return id;
 }
 
@@ -170,9 +177,9 @@ static jint JNICALL ks_lookup_path(JNIEnv *jni, jclass cls) {
 
 /* Remembers the caller's path as region id (just recorded by StackWalker). */
 static void remember_path(jint id) {
-    jvmtiFrameInfo buf[KS_MAX_FRAMES];
+    jvmtiFrameInfo *buf = ks_remember ? malloc(KS_MAX_FRAMES * sizeof *buf) : NULL;
     uint64_t hash;
-    int n = ks_remember ? caller_frames(buf, &hash) : 0;
+    int n = buf ? caller_frames(buf, &hash) : 0;
     if (n > 0) {
         pthread_mutex_lock(&ks_lock);
         forget_if_unloaded();
@@ -193,6 +200,7 @@ static void remember_path(jint id) {
         }
         pthread_mutex_unlock(&ks_lock);
     }
+    free(buf);
 }
 
 /* Remembers the caller's path as region id and enters it. */
