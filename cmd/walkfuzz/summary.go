@@ -87,6 +87,18 @@ func printSummary(out io.Writer, r *results.Results) {
 		fmt.Fprintf(out, "read faults injected: %d; walks they ended, left out of the classes above: %s\n",
 			r.Signals.ReadFaultsInjected, strings.Join(parts, ", "))
 	}
+	if len(r.Perturbed) > 0 {
+		var parts []string
+		for _, w := range slices.Sorted(maps.Keys(r.Perturbed)) {
+			var n uint64
+			for _, c := range r.Perturbed[w] {
+				n += c
+			}
+			parts = append(parts, fmt.Sprintf("%s %d (ok %d)", w, n, r.Perturbed[w][walkclass.OK]))
+		}
+		fmt.Fprintf(out, "walks of a perturbed context (register fuzzing), left out of the classes above and of every oracle: %s\n",
+			strings.Join(parts, ", "))
+	}
 	if s.RemoteWalks+s.RemoteBusy+s.RemoteTimeout > 0 {
 		fmt.Fprintf(out, "remote walks: %d on the remote-walk thread, %d in the handler instead (%d busy, %d not picked up in time)\n",
 			s.RemoteWalks, s.RemoteBusy+s.RemoteTimeout, s.RemoteBusy, s.RemoteTimeout)

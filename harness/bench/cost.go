@@ -81,7 +81,10 @@ func costEpisode(workload string, j jdk.JDK, intervalUs int, d time.Duration, or
 		p.JitterPct = &zero
 	}
 	e := episode.Derive(costSeed, p)
-	e.Perturb.ReferencePct = 0
+	// The point predates walks of another thread, which the seed now draws: a parked
+	// thread's handoff is the perturbation's cost, not walkfuzz's (it took handler time per
+	// signal on loops from 1.7 to 8 us).
+	e.Perturb.ReferencePct, e.Perturb.RemotePct = 0, 0
 	if !oracles {
 		// KnownStack.enter/exit become no-ops when the regions file cannot be opened, so the
 		// workload makes no JNI calls into the agent and walks carry no region.

@@ -97,6 +97,13 @@ func (c *Classifier) Add(r *samplelog.Record) string {
 		return walkclass.Injected
 	}
 	class, reason, bad := c.classify(w, r)
+	if r.Flags&samplelog.FlagPerturbed != 0 {
+		if w.perturbed == nil {
+			w.perturbed = map[string]uint64{}
+		}
+		w.perturbed[class]++
+		return walkclass.Perturbed
+	}
 	w.add(r, class, reason, bad, c.cfg.MaxExamples, c.cfg.Methods)
 	return class
 }

@@ -312,3 +312,19 @@ func TestRemoteWalksCountedApartToo(t *testing.T) {
 	assert.Equal(t, uint64(1000), s.Remote.LocalLatencyNs.Max)
 	assert.Equal(t, uint64(9000), s.Remote.OverheadNs.Max)
 }
+
+// A walk of a context moved on purpose (register fuzzing) is counted apart by class and
+// never among the walker's walks or classes: the context is not the thread's state.
+func TestPerturbedWalksCountedApart(t *testing.T) {
+	c := New(testConfig())
+	ok := []samplelog.Frame{f(recurse, 1), f(threadRun, 1)}
+	assert.Equal(t, walkclass.Perturbed, c.Add(&samplelog.Record{Walker: 1, Result: 1, Flags: samplelog.FlagPerturbed,
+		Frames: []samplelog.Frame{f(recurse, 1)}}))
+	assert.Equal(t, walkclass.Perturbed, c.Add(&samplelog.Record{Walker: 1, Result: -2, Flags: samplelog.FlagPerturbed}))
+	assert.Equal(t, walkclass.OK, c.Add(&samplelog.Record{Walker: 1, Result: 2, Frames: ok}))
+	s := c.Summaries()["vmstructs"]
+	assert.Equal(t, uint64(1), s.Walks)
+	assert.Equal(t, uint64(1), s.Classes[walkclass.OK])
+	assert.Zero(t, s.Classes[walkclass.TruncatedShort])
+	assert.Equal(t, map[string]uint64{walkclass.TruncatedShort: 1, "error:break_compiled": 1}, s.Perturbed)
+}

@@ -32,6 +32,11 @@ type Summary struct {
 	// Injected: walks that ended in an error at a read walkfuzz failed on purpose
 	// (read_fault_ppm); not in Walks or Classes.
 	Injected uint64 `json:"injected_faults,omitempty"`
+	// Perturbed: walks of a context walkfuzz moved on purpose (register fuzzing:
+	// samplelog.FlagPerturbed), by class; not in Walks or Classes. The context is not the
+	// thread's, so no trace of it can be judged right or wrong: what such a walk can show is
+	// a crash or a hang, which the run's outcome judges.
+	Perturbed map[string]uint64 `json:"perturbed,omitempty"`
 	// TopKinds counts the walks that returned frames by class and by the kind of their top
 	// frame (TopKind): which tiers a walker was caught in, the campaign's feedback tuples.
 	TopKinds map[string]map[string]uint64 `json:"top_kinds,omitempty"`
@@ -77,7 +82,8 @@ type walker struct {
 	examples                 map[string][]Example
 	// tops[c][k]: walks of the fixed class c (topOK..topInvalid) whose top frame is kind k;
 	// fixed arrays, as the ok path runs once per walk. Other classes are rare: a map.
-	injected  uint64 // walks ended by an injected read fault, not classified
+	injected  uint64            // walks ended by an injected read fault, not classified
+	perturbed map[string]uint64 // walks of a perturbed context by class, kept apart
 	remote    *remoteAgg
 	local     histogram // walk_ns of the walks not made remotely
 	tops      [4][numKinds]uint64
@@ -234,9 +240,10 @@ func (w *walker) add(r *samplelog.Record, class, reason string, unresolved []uin
 
 func (w *walker) summary() *Summary {
 	s := &Summary{
-		Walker:   w.name,
-		Walks:    w.walks,
-		Injected: w.injected,
+		Walker:    w.name,
+		Walks:     w.walks,
+		Injected:  w.injected,
+		Perturbed: w.perturbed,
 		Classes: map[string]uint64{
 			walkclass.OK: w.ok, walkclass.TruncatedShort: w.short, walkclass.TruncatedDepth: w.depth, walkclass.Invalid: w.broken,
 		},

@@ -34,6 +34,9 @@ const (
 	// SecondExtends: differ:length where the second walker's trace is the longer one, i.e.
 	// it names every method the first named, in order, and goes on.
 	SecondExtends = "second_extends"
+	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
+	// compared and not in Samples.
+	PerturbedSamples = "perturbed_samples"
 )
 
 type key struct {
@@ -99,6 +102,12 @@ func (c *Comparer) Add(r *samplelog.Record) {
 	if m == nil {
 		m = map[string]uint64{Samples: 0, Agree: 0, BothOK: 0, SameMethods: 0}
 		c.Counts[pair] = m
+	}
+	if (a.Flags|b.Flags)&samplelog.FlagPerturbed != 0 {
+		// Both walked the same context moved on purpose (register fuzzing): how two walkers
+		// read a context that is not the thread's says nothing about either. Counted apart.
+		m[PerturbedSamples]++
+		return
 	}
 	m[Samples]++
 	raw, _ := Compare(a, b)

@@ -75,3 +75,17 @@ func TestCallsiteRuleIsSetApart(t *testing.T) {
 	assert.Equal(t, uint64(1), m[CallsiteMethods])
 	assert.Equal(t, uint64(1), m[SameMethods])
 }
+
+// Two walks of one perturbed context (register fuzzing) are counted apart, not compared.
+func TestPerturbedSignalsNotCompared(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	x := [][2]int64{{1, 3}, {2, 5}}
+	a, b := rec(0, 1, 2, x...), rec(1, 1, 1, x[1])
+	a.Flags, b.Flags = samplelog.FlagPerturbed, samplelog.FlagPerturbed
+	c.Add(a)
+	c.Add(b)
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(1), m[PerturbedSamples])
+	assert.Zero(t, m[Samples])
+	assert.Empty(t, c.Examples)
+}

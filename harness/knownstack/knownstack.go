@@ -42,6 +42,9 @@ const (
 	// that lies when it walks another thread shows here.
 	RemoteTagged   = "remote_tagged"
 	RemoteMismatch = "remote_mismatch"
+	// PerturbedTagged counts tagged walks of a context walkfuzz moved on purpose (register
+	// fuzzing): not in tagged, not compared.
+	PerturbedTagged = "perturbed_tagged"
 )
 
 // Frame of a recorded stack: what StackWalker saw.
@@ -265,6 +268,12 @@ func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int3
 		m = map[string]uint64{"tagged": 0, walkclass.OK: 0, walkclass.MismatchFrame: 0, walkclass.MismatchMissing: 0,
 			walkclass.MismatchExtra: 0, walkclass.MismatchBci: 0}
 		c.Counts[w] = m
+	}
+	if r.Flags&samplelog.FlagPerturbed != 0 {
+		// The walk's context was moved on purpose (register fuzzing): the thread was in the
+		// region, but the walker was not shown where. Counted, never judged.
+		m[PerturbedTagged]++
+		return
 	}
 	m["tagged"]++
 	if r.Result <= 0 {

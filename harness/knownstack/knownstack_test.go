@@ -184,3 +184,15 @@ func TestLazyRegionsResolveThroughAliases(t *testing.T) {
 	assert.Equal(t, uint64(1), m[Unresolved])
 	assert.Zero(t, m[Unknown])
 }
+
+// A tagged walk of a perturbed context is counted, never compared.
+func TestPerturbedWalksNotJudged(t *testing.T) {
+	c := NewChecker(Parse([]byte(stacksFile)), table(), []string{"asgct"}, 2048)
+	c.Add(&samplelog.Record{Region: 1, Result: 3, Flags: samplelog.FlagPerturbed, Frames: frames(0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	m := c.Counts["asgct"]
+	assert.Equal(t, uint64(1), m["tagged"])
+	assert.Equal(t, uint64(1), m[walkclass.OK])
+	assert.Zero(t, m[walkclass.MismatchMissing])
+	assert.Equal(t, uint64(1), m[PerturbedTagged])
+}

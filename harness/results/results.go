@@ -139,6 +139,9 @@ type Results struct {
 	// InjectedFaults: per walker, walks that ended in an error at a read walkfuzz failed on
 	// purpose (read_fault_ppm), left out of Classes.
 	InjectedFaults map[string]uint64 `json:"injected_faults,omitempty"`
+	// Perturbed: per walker, its walks of a context walkfuzz moved on purpose (register
+	// fuzzing) by class, left out of Classes and of every oracle's verdicts.
+	Perturbed map[string]map[string]uint64 `json:"perturbed,omitempty"`
 	// Remote: per walker, its walks made on the remote-walk thread (remote_pct), by class,
 	// and their walk_ns beside its other walks'. They are in Classes too; known_stack counts
 	// them as remote_tagged and remote_mismatch.

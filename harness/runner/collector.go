@@ -423,6 +423,12 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 			}
 			res.InjectedFaults[name] = s.Injected
 		}
+		if len(s.Perturbed) > 0 {
+			if res.Perturbed == nil {
+				res.Perturbed = map[string]map[string]uint64{}
+			}
+			res.Perturbed[name] = s.Perturbed
+		}
 		if s.Remote != nil {
 			if res.Remote == nil {
 				res.Remote = map[string]results.Remote{}

@@ -25,6 +25,10 @@ const (
 	// error is the perturbation's, and what the walker must show under it is that it never
 	// crashes and never returns frames that are wrong (those walks are classified as usual).
 	Injected = "injected_fault"
+	// Perturbed: a walk of a context walkfuzz moved on purpose (register fuzzing). Counted
+	// apart, by class, never among the walker's classes or any oracle's verdicts: the context
+	// is not the thread's state, so its trace has no truth to be compared with.
+	Perturbed = "perturbed"
 )
 
 // Prefixes of the class families: error:<the walker's code name>, invalid:<reason> (the
