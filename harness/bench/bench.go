@@ -42,7 +42,7 @@ type Config struct {
 	Only           string
 	SelftestBudget time.Duration // the selftest group; 0: 8 minutes
 	FeedbackBudget time.Duration // each arm of the feedback group; 0: 10 minutes
-	CostDuration   time.Duration // each run of the cost group; 0: 4 s
+	CostDuration   time.Duration // each run of the cost group; 0: 6 s
 	CostReps       int           // interleaved repetitions of the cost group; 0: 3
 	CostArms       []string      // the cost group's agent arms to run (bare always runs); none: all
 	CostWorkloads  []string      // the cost group's workloads; none: loops and recursion

@@ -200,7 +200,7 @@ func CostArmNames() []string {
 // cost measures every JDK given (17 and 25 when present) on loops and recursion.
 func (s *suite) cost(ctx context.Context, js []jdk.JDK) {
 	if s.cfg.CostDuration == 0 {
-		s.cfg.CostDuration = 4 * time.Second
+		s.cfg.CostDuration = 6 * time.Second
 	}
 	if s.cfg.CostReps == 0 {
 		s.cfg.CostReps = 3
