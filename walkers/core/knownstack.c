@@ -36,7 +36,7 @@
  * its regions by id within a phase, but each phase asks again for each depth it reaches
  * (2,600 frames deep at most by default): with 256 here, each phase recorded every deep
  * stack with StackWalker again (13 regions of up to 2,581 frames, every phase, on each
- * thread: 5 points of recursion's throughput at 10 ms). The buffer is on the heap. */
+ * thread). Deeper than KS_SMALL frames, the buffer is on the heap. */
 #define KS_MAX_FRAMES 8192
 #define KS_SLOTS 4096 /* open addressing, power of two; a full table stops remembering */
 
@@ -113,12 +113,13 @@ static void JNICALL ks_exit(JNIEnv *jni, jclass cls) {
     }
 }
 
-/* The caller's frames; 0 when they cannot be taken or the path is too deep to remember. */
-static int caller_frames(jvmtiFrameInfo *buf, uint64_t *hash) {
+#define KS_SMALL 256 /* frames tried on the C stack first: most paths are shallow */
+
+static int frames_into(jvmtiFrameInfo *buf, jint cap, uint64_t *hash) {
     jint n = 0;
-    if (!ks_jvmti || (*ks_jvmti)->GetStackTrace(ks_jvmti, NULL, KS_SKIP, KS_MAX_FRAMES, buf, &n) != JVMTI_ERROR_NONE ||
-        n <= 0 || n >= KS_MAX_FRAMES)
-        return 0;
+    if (!ks_jvmti || (*ks_jvmti)->GetStackTrace(ks_jvmti, NULL, KS_SKIP, cap, buf, &n) != JVMTI_ERROR_NONE ||
+        n <= 0 || n >= cap)
+        return n >= cap ? -1 : 0;
     uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
     for (jint i = 0; i < n; i++) {
         h ^= (uint64_t)(uintptr_t)buf[i].method + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
@@ -126,6 +127,19 @@ static int caller_frames(jvmtiFrameInfo *buf, uint64_t *hash) {
     }
     *hash = h;
     return (int)n;
+}
+
+/* The caller's frames, in small (KS_SMALL entries) or, for a deeper path, in a heap buffer the
+ * caller frees when it is not small; *n is 0 when they cannot be taken or the path is too deep
+ * to remember. A heap buffer only for deep paths: 8192 entries are 128 KiB, which malloc maps
+ * and unmaps each time (a TLB shootdown reaching the other workload thread). */
+static jvmtiFrameInfo *caller_frames(jvmtiFrameInfo *small, int *n, uint64_t *hash) {
+    *n = frames_into(small, KS_SMALL, hash);
+    if (*n >= 0) return small;
+    jvmtiFrameInfo *big = malloc(KS_MAX_FRAMES * sizeof *big);
+    *n = big ? frames_into(big, KS_MAX_FRAMES, hash) : 0;
+    if (*n < 0) *n = 0;
+    return big ? big : small;
 }
 
 static int same(const struct ks_path *p, uint64_t hash, const jvmtiFrameInfo *buf, int n) {
@@ -138,11 +152,12 @@ static int same(const struct ks_path *p, uint64_t hash, const jvmtiFrameInfo *bu
 /* The region id recorded for the caller's path; 0 for a path not seen. */
 static jint lookup_path(void) {
     if (!ks_remember) return 0;
-    jvmtiFrameInfo *buf = malloc(KS_MAX_FRAMES * sizeof *buf);
+    jvmtiFrameInfo small[KS_SMALL];
     uint64_t hash;
-    int n = buf ? caller_frames(buf, &hash) : 0;
+    int n;
+    jvmtiFrameInfo *buf = caller_frames(small, &n, &hash);
     if (n == 0) {
-        free(buf);
+        if (buf != small) free(buf);
         return 0;
     }
     jint id = 0;
@@ -157,7 +172,7 @@ static jint lookup_path(void) {
         }
     }
     pthread_mutex_unlock(&ks_lock);
-    free(buf);
+    if (buf != small) free(buf);
     return id;
 }
 
@@ -177,9 +192,11 @@ static jint JNICALL ks_lookup_path(JNIEnv *jni, jclass cls) {
 
 /* Remembers the caller's path as region id (just recorded by StackWalker). */
 static void remember_path(jint id) {
-    jvmtiFrameInfo *buf = ks_remember ? malloc(KS_MAX_FRAMES * sizeof *buf) : NULL;
+    if (!ks_remember) return;
+    jvmtiFrameInfo small[KS_SMALL];
     uint64_t hash;
-    int n = buf ? caller_frames(buf, &hash) : 0;
+    int n;
+    jvmtiFrameInfo *buf = caller_frames(small, &n, &hash);
     if (n > 0) {
         pthread_mutex_lock(&ks_lock);
         forget_if_unloaded();
@@ -200,7 +217,7 @@ static void remember_path(jint id) {
         }
         pthread_mutex_unlock(&ks_lock);
     }
-    free(buf);
+    if (buf != small) free(buf);
 }
 
 /* Remembers the caller's path as region id and enters it. */
