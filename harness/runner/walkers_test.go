@@ -164,5 +164,9 @@ func TestReferenceOracleOnLambdas(t *testing.T) {
 		walks += n
 	}
 	short := float64(cls["truncated:short"]) / float64(walks)
-	assert.LessOrEqual(t, flagged, short+0.001, "reference flags %.3f%% of walks, ASGCT's own truncated:short is %.3f%%", 100*flagged, 100*short)
+	// 0.1% of some 4,300 judged walks is 4 walks: a margin of 10 walks keeps one unlucky run
+	// (7 of 4,231 on a CI machine running other packages' JVMs beside it, against 0-4 on four
+	// runs alone) from failing a check whose regression it guards against was 30%.
+	slack := max(0.001, 10/judged)
+	assert.LessOrEqual(t, flagged, short+slack, "reference flags %.3f%% of walks, ASGCT's own truncated:short is %.3f%%", 100*flagged, 100*short)
 }
