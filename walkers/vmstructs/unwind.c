@@ -80,6 +80,20 @@ static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t 
 
 static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain);
 
+/* walk_from's memo of compiled frames by return address, direct-mapped: a recursion through a
+ * few methods returns to one of their few call sites (recursion's chain of three methods has
+ * about a dozen), 32 slots of 24 bytes on the walk's stack. */
+#define VS_MEMO_SLOTS 32
+struct vs_memo {
+    uintptr_t pc;   /* 0: empty */
+    int64_t fs;     /* frame size in words */
+    int start, len; /* the frames it emitted: w->frames[start, start + len) */
+};
+
+static inline unsigned memo_slot(uintptr_t pc) {
+    return (unsigned)(((pc * 0x9E3779B97F4A7C15ull) >> 58) % VS_MEMO_SLOTS);
+}
+
 int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
     intptr_t env_off = __atomic_load_n(&vs_layout.env_offset, __ATOMIC_ACQUIRE);
     if (!env_off) return VS_NOT_INITIALIZED;
@@ -166,9 +180,33 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
     int st = w->state;
     int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
     int native_hops = 0;
+    /* The frames of a compiled frame below the top, by its return address. What such a frame
+     * emits (the method, or the inlined scopes of the call site) and its frame size depend on
+     * the nmethod and the pc alone, so a pc seen before in this walk copies the frames it gave
+     * from the walk's own output instead of finding the blob and decoding the debug info
+     * again: deep recursion repeats one return address for hundreds of frames. Entries are
+     * made only for exact call-site pcs of fully emitted frames (no lazy-deopt pc, no initial
+     * frame). On this walk's stack: signal-safe. */
+    struct vs_memo memo[VS_MEMO_SLOTS] = {{0}};
     for (int steps = 0; steps < 4 * w->max + 64; steps++) {
         if (w->n >= w->max) return w->n;
         if (!in_stack(w, f.sp)) return brk(w, VS_BREAK_STACK_RANGE);
+        if (precise && !initial) {
+            const struct vs_memo *e = &memo[memo_slot(f.pc)];
+            if (e->pc == f.pc && f.pc) {
+                for (int i = 0; i < e->len; i++) {
+                    if (w->n >= w->max) return w->n;
+                    w->frames[w->n++] = w->frames[e->start + i];
+                }
+                if (w->n >= w->max) return w->n;
+                uintptr_t nsp = f.usp + 8 * (uint64_t)e->fs;
+                if (!in_stack(w, nsp - 16) || nsp <= f.sp) return brk(w, VS_BREAK_STACK_RANGE);
+                f.pc = sp_return_addr(nsp);
+                f.fp = sp_saved_fp(nsp);
+                f.sp = f.usp = nsp;
+                continue;
+            }
+        }
 
         /* Entry frame: the call stub that JavaCalls::call used to enter Java. */
         if (f.pc == w->call_stub_ret) {
@@ -262,6 +300,8 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
         if (fs < 0 || fs > (1 << 20)) return brk(w, vs_is_nmethod(blob) ? VS_BREAK_COMPILED : VS_BREAK_STUB);
 
         if (vs_is_nmethod(blob)) {
+            int memo_start = w->n, memo_ok = precise && !initial && fs > 0;
+            uintptr_t memo_pc = f.pc;
             uintptr_t m = rdp(blob + (uintptr_t)vs_layout.nm_method.off);
             if (!valid_method(m)) return brk(w, VS_UNKNOWN_METHOD);
             uintptr_t pc = f.pc;
@@ -271,6 +311,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 if (!in_stack(w, slot)) return brk(w, VS_BREAK_COMPILED);
                 pc = rdp(slot);
                 if (pc < blob || pc >= blob + (uint64_t)rds(blob, &vs_layout.cb_size)) return brk(w, VS_BREAK_COMPILED);
+                memo_ok = 0;
             }
             if (is_native(m)) {
                 if (!emit(w, m, -3, WF_FRAME_NATIVE)) return w->n;
@@ -305,6 +346,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 }
             }
             if (w->n >= w->max) return w->n;
+            if (memo_ok) memo[memo_slot(memo_pc)] = (struct vs_memo){memo_pc, fs, memo_start, w->n - memo_start};
             initial = 0;
             if (precise) {
                 if (fs == 0) return brk(w, VS_BREAK_COMPILED);
