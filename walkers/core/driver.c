@@ -4,23 +4,29 @@
  *   cpu-timer per-thread CPU-clock POSIX timer (tick-bound: fires at scheduler ticks only)
  *   tgkill    one sampler thread that signals chosen threads (targeting patterns, bursts)
  *   cpu+wall  both the cpu and the wall engine on every thread, on two signals (signo, signo2)
- * Jitter re-draws each period from the seed; in cpu/wall/cpu-timer modes the handler
- * re-arms with the new period (one ioctl or timer_settime: the driver's own syscall).
+ * Jitter re-draws each period from the seed. The timer engines re-arm with the drawn period
+ * (timer_settime, the driver's own syscall). The cpu engine draws among WF_JITTER_LEVELS
+ * fixed periods spread evenly over interval +- jitter (mean: the interval), one one-shot
+ * perf event per level, and re-enables the drawn one (below).
  *
  * cpu mode without jitter: the perf event runs continuously (the kernel re-arms it at each
- * overflow), so a signal costs no syscall but the sigreturn. What the handler must keep
- * (handler.c): a walk slower than the interval must not starve the thread, i.e. the walk's
- * own time must not count as the workload's CPU time. So a handler that spent an eighth of
- * the interval or more restarts the period at its end (PERF_EVENT_IOC_PERIOD on a running
- * event starts the period again from now) and takes back the signal the kernel raised
- * during it, if any. The task clock also counts those handlers' time, which
- * wf_driver_account takes out again (restart_wall_ns, scaled to CPU time). Why: on this 2-core (nested) VM,
- * PERF_EVENT_IOC_REFRESH on a 100 us event costs ~8 us inside the handler (the event's
- * hrtimer starts again: a timer reprogram), 5x the walk and bookkeeping of a loops signal.
- * With jitter, and in cpu+wall, the event stays one-shot: the overflow disables it and the
- * handler's end sets the drawn period (cheap on a disabled event, 0.6 us) and re-enables it
- * with REFRESH. A period change on the running event instead (one syscall, not two) cancels
- * and restarts its hrtimer: measured 17 us per signal against 10 us. */
+ * overflow), so a signal costs no syscall but the sigreturn. A quick handler's time is part
+ * of the period running on, as with any profiler's continuous event: the next signal comes
+ * an interval of the thread's CPU time later, handler included. What the handler must keep
+ * (handler.c): a walk slower than the interval must not starve the thread. So a handler
+ * that spent a whole interval or more restarts the period at its end (PERF_EVENT_IOC_PERIOD
+ * on a running event starts the period again from now) and takes back the signal the kernel
+ * raised during it; wf_driver_account takes such handlers' time out of the task clock
+ * (restart_wall_ns, scaled to CPU time).
+ *
+ * Why no period change per signal: on this 2-core (nested) VM, PERF_EVENT_IOC_PERIOD on a
+ * task-clock event lengthened the period that followed by 28-31 us, whatever the period
+ * (50 us to 1 ms; a standalone loop, 2 s of CPU: 100 us periods came every 128 us, fidelity
+ * 0.77), and on a running event it cost 14 us of handler time. Re-enabling a one-shot event
+ * with PERF_EVENT_IOC_REFRESH keeps its period exact (fidelity 0.99) for ~7.5 us in the
+ * handler, outside the counted time (the overflow disabled the event). The restart of a
+ * slow handler above took an eighth of the interval as "slow" until recursion's walks made
+ * half of all handlers pay that price: fidelity 0.75. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -57,13 +63,23 @@ int wf_driver_stopping(void) { return __atomic_load_n(&stopping, __ATOMIC_RELAXE
 static int cpu_continuous(void) { return wf_cfg->mode == WF_MODE_CPU && !wf_cfg->jitter_pct; }
 
 /* A handler that spent this long restarts the cpu period at its end (see the top). */
-static uint64_t slow_handler_ns(void) { return wf_cfg->interval_ns / 8; }
+static uint64_t slow_handler_ns(void) { return wf_cfg->interval_ns; }
 
 /* The shortest period next_period can draw. */
 static uint64_t min_period(void) {
     uint64_t iv = wf_cfg->interval_ns;
     uint64_t span = iv * wf_cfg->jitter_pct / 100;
     uint64_t p = iv - (span < iv ? span : iv);
+    return p < 10000 ? 10000 : p;
+}
+
+/* The cpu engine's jitter level k's period: WF_JITTER_LEVELS values evenly spread over
+ * [interval - span, interval + span]. */
+static uint64_t level_period(int k) {
+    uint64_t iv = wf_cfg->interval_ns;
+    uint64_t span = iv * wf_cfg->jitter_pct / 100;
+    if (span > iv) span = iv;
+    uint64_t p = iv - span + 2 * span * (uint64_t)k / (WF_JITTER_LEVELS - 1);
     return p < 10000 ? 10000 : p;
 }
 
@@ -105,13 +121,14 @@ int wf_driver_start_thread(struct wf_thread *t) {
     return 0;
 }
 
-static int start_cpu(struct wf_thread *t) {
+/* A task-clock event of the given period on t, its overflow signalled to t; -1 on failure. */
+static int open_cpu_event(struct wf_thread *t, uint64_t period) {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = next_period(t);
+    a.sample_period = period;
     a.disabled = 1;
     a.exclude_kernel = 1; /* user-space only: allowed at perf_event_paranoid 2, no privilege */
     a.exclude_hv = 1;
@@ -124,8 +141,33 @@ static int start_cpu(struct wf_thread *t) {
         close(fd);
         return -1;
     }
-    t->perf_fd = fd;
     ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+    return fd;
+}
+
+/* Jitter's levels, one one-shot event each (see the top); 0 when a level could not be opened
+ * (out of descriptors: the single event with a period change per signal is the fallback). */
+static int open_levels(struct wf_thread *t) {
+    if (!wf_cfg->jitter_pct || !(wf_cfg->interval_ns * wf_cfg->jitter_pct / 100)) return 0;
+    for (int k = 0; k < WF_JITTER_LEVELS; k++) {
+        t->perf_levels[k] = open_cpu_event(t, level_period(k));
+        if (t->perf_levels[k] < 0) {
+            while (k-- > 0) close(t->perf_levels[k]);
+            return 0;
+        }
+    }
+    return WF_JITTER_LEVELS;
+}
+
+static int start_cpu(struct wf_thread *t) {
+    if (!cpu_continuous() && (t->n_levels = open_levels(t))) {
+        t->perf_fd = t->perf_levels[wf_rand(&t->rng) % WF_JITTER_LEVELS];
+        ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+        return 0;
+    }
+    int fd = open_cpu_event(t, next_period(t));
+    if (fd < 0) return -1;
+    t->perf_fd = fd;
     /* REFRESH: enabled for one overflow (cpu+wall re-enables it per signal); ENABLE: for good. */
     if (cpu_continuous()) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
     else ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
@@ -167,7 +209,7 @@ static void take_pending(void) {
     }
 }
 
-/* cpu mode, at the handler's end: nothing when the handler was quick and jitter is off (the
+/* cpu mode, at the handler's end: nothing when the handler took less than an interval (the
  * kernel re-armed the running event at its overflow); else the next period from now. */
 static void rearm_continuous(struct wf_thread *t) {
     uint64_t since = __atomic_load_n(&t->handler_since, __ATOMIC_RELAXED); /* level 0's entry */
@@ -193,7 +235,11 @@ void wf_driver_rearm(struct wf_thread *t, int sig) {
             rearm_continuous(t);
             return;
         }
-        if (wf_cfg->jitter_pct) {
+        if (t->n_levels) {
+            /* The overflow disabled the armed level; enable a drawn one for one overflow. The
+             * thread's own words, written only here and at its start: signal-safe. */
+            t->perf_fd = t->perf_levels[wf_rand(&t->rng) % (uint64_t)t->n_levels];
+        } else if (wf_cfg->jitter_pct) {
             uint64_t p = next_period(t);
             ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
         }
@@ -207,15 +253,26 @@ void wf_driver_rearm(struct wf_thread *t, int sig) {
 void wf_driver_account(struct wf_thread *t) {
     if (t->perf_fd < 0) return;
     uint64_t ns = 0;
-    if (read(t->perf_fd, &ns, sizeof ns) == (ssize_t)sizeof ns) {
+    int ok = 1;
+    if (t->n_levels) {
+        /* One level counts at a time (the armed one): the task time is their sum. */
+        for (int k = 0; k < t->n_levels; k++) {
+            uint64_t v = 0;
+            ok = ok && read(t->perf_levels[k], &v, sizeof v) == (ssize_t)sizeof v;
+            ns += v;
+        }
+    } else {
+        ok = read(t->perf_fd, &ns, sizeof ns) == (ssize_t)sizeof ns;
+    }
+    if (ok) {
         /* Owed: one signal per interval of the workload's task time. The one-shot event
          * (cpu+wall) stops counting at its overflow and resumes when the handler re-arms it
          * at its end, so the handler's own time is (almost entirely) not in ns; the
          * continuous one (cpu) counts it, so its handler time is taken out here. */
         if (cpu_continuous()) {
             /* The event counts the handler's time too. A quick handler's time belongs to the
-             * period running on, as it would with no walker (the next signal comes an
-             * interval of CPU later, handler included: 1/8 of an interval at most). A slow
+             * period running on (the next signal comes an interval of CPU later, handler
+             * included: less than an interval). A slow
              * handler restarted the period at its end, so its time is in no period: take it
              * out. It is known as wall time; the thread may have been preempted inside it, so
              * it is scaled by the share of wall time the thread ran since the last account
@@ -244,9 +301,12 @@ void wf_driver_account(struct wf_thread *t) {
 
 void wf_driver_stop_thread(struct wf_thread *t) {
     if (t->perf_fd >= 0) {
-        ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        for (int k = 0; k < t->n_levels; k++) ioctl(t->perf_levels[k], PERF_EVENT_IOC_DISABLE, 0);
+        if (!t->n_levels) ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
         wf_driver_account(t);
-        close(t->perf_fd);
+        for (int k = 0; k < t->n_levels; k++) close(t->perf_levels[k]);
+        if (!t->n_levels) close(t->perf_fd);
+        t->n_levels = 0;
         t->perf_fd = -1;
     }
     if (t->has_timer) {

@@ -11,6 +11,7 @@
 #include "wf_samplelog.h"
 #include "samplelog.h"
 
+#define WF_JITTER_LEVELS 4 /* cpu engine: jitter's fixed periods (driver.c) */
 #define WF_MAX_THREADS 32768 /* the threads workload starts ~300 threads/s; slots are not reused */
 /* Handler levels per thread that walk: with two engines (cpu+wall) one signal's handler can
  * interrupt the other's; each level has its own frames buffer and scratch context. */
@@ -30,7 +31,12 @@ struct wf_thread {
     struct wf_frame *deferred;   /* depth entries, a deferred walker assembles a trace here */
     uint64_t rng;                /* xorshift state for jitter and perturbation (handler, driver) */
     /* driver.c */
-    int perf_fd;
+    int perf_fd;                 /* cpu engine: the perf event that overflows next */
+    /* cpu engine with jitter: one one-shot event per jitter level (WF_JITTER_LEVELS fixed
+     * periods); the handler re-enables a drawn one, so no period ever changes (driver.c).
+     * n_levels 0: perf_fd is the only event. */
+    int perf_levels[WF_JITTER_LEVELS];
+    int n_levels;
     timer_t timer;
     int has_timer;
     uint64_t timer_requested;    /* cpu+wall: signals the wall engine owed (handler writes, account reads) */
