@@ -46,7 +46,8 @@ func (s *suite) feedbackArms(ctx context.Context, js []jdk.JDK) {
 		s.fail(name, fmt.Errorf("the blind arm saw no tuple in %d runs", blind.Runs))
 		return
 	}
+	fbOnly, blindOnly := feedback.OnlyIn(fb, blind), feedback.OnlyIn(blind, fb)
 	s.add(Metric{Name: name, Value: float64(fb.Tuples) / float64(blind.Tuples), Unit: "ratio", Target: ">= 1.5",
-		Note: fmt.Sprintf("%d distinct tuples with feedback (%d runs, %d mutations, %d buckets) vs %d blind (%d runs, %d buckets), %s per arm",
-			fb.Tuples, fb.Runs, fb.Mutations, fb.Buckets, blind.Tuples, blind.Runs, blind.Buckets, s.cfg.FeedbackBudget)})
+		Note: fmt.Sprintf("%d distinct tuples with feedback (%d runs, %d mutations, %d buckets) vs %d blind (%d runs, %d buckets), %s per arm; %d reached only with feedback, %d only blind",
+			fb.Tuples, fb.Runs, fb.Mutations, fb.Buckets, blind.Tuples, blind.Runs, blind.Buckets, s.cfg.FeedbackBudget, len(fbOnly), len(blindOnly))})
 }

@@ -24,13 +24,29 @@ type Point struct {
 
 // Arm is one campaign of a comparison and its curve.
 type Arm struct {
-	FeedbackPct int     `json:"feedback_pct"`
-	Campaign    string  `json:"campaign"`
-	Runs        int     `json:"runs"`
-	Mutations   int     `json:"mutations"`
-	Tuples      int     `json:"tuples"`
-	Buckets     int     `json:"buckets"`
-	Curve       []Point `json:"curve"`
+	FeedbackPct int      `json:"feedback_pct"`
+	Campaign    string   `json:"campaign"`
+	Runs        int      `json:"runs"`
+	Mutations   int      `json:"mutations"`
+	Tuples      int      `json:"tuples"`
+	Buckets     int      `json:"buckets"`
+	Curve       []Point  `json:"curve"`
+	Seen        []string `json:"seen"` // every distinct tuple the arm reached, sorted
+}
+
+// OnlyIn lists the tuples arm a reached and arm b did not.
+func OnlyIn(a, b Arm) []string {
+	in := make(map[string]bool, len(b.Seen))
+	for _, t := range b.Seen {
+		in[t] = true
+	}
+	var out []string
+	for _, t := range a.Seen {
+		if !in[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // observed wraps a plan to record the pool's growth after every run.
@@ -88,7 +104,7 @@ func Compare(ctx context.Context, spec campaign.Spec, pct int, x campaign.Execut
 			o.mu.Lock()
 			defer o.mu.Unlock()
 			arms[k] = Arm{FeedbackPct: p, Campaign: sum.Campaign, Runs: o.runs, Mutations: o.Mutations(),
-				Tuples: o.Pool.Seen(), Buckets: len(o.seen), Curve: o.curve}
+				Tuples: o.Pool.Seen(), Buckets: len(o.seen), Curve: o.curve, Seen: o.Pool.SeenTuples()}
 			return nil
 		})
 	}

@@ -136,6 +136,18 @@ func (p *Pool) Seen() int {
 	return len(p.hits)
 }
 
+// SeenTuples lists every distinct tuple so far, sorted.
+func (p *Pool) SeenTuples() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.hits))
+	for t := range p.hits {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Interesting returns a copy of the interesting entries, in the order they were found.
 func (p *Pool) Interesting() []Entry {
 	p.mu.Lock()

@@ -147,4 +147,10 @@ func TestCompareArms(t *testing.T) {
 	require.Len(t, arms[1].Curve, 300)
 	assert.Equal(t, arms[1].Tuples, arms[1].Curve[299].Tuples)
 	assert.LessOrEqual(t, arms[1].Curve[10].Tuples, arms[1].Curve[299].Tuples, "a curve never falls")
+	for _, a := range arms {
+		assert.Len(t, a.Seen, a.Tuples, "the arm's tuple list is its count")
+	}
+	only := OnlyIn(arms[1], arms[0])
+	assert.NotEmpty(t, only, "the fake world rewards mutations with tuples blind does not reach")
+	assert.Equal(t, arms[1].Tuples-len(only), arms[0].Tuples-len(OnlyIn(arms[0], arms[1])), "both arms share the rest")
 }
