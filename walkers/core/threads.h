@@ -60,6 +60,9 @@ struct wf_thread {
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
     uint64_t nested_ns;          /* handler time of nested levels (cpu+wall), charged by them */
+    uint64_t total_pending;      /* handler time not yet added to the process-wide budget */
+    uint32_t total_check;        /* signals since ... */
+    uint32_t total_over;         /* ... the process-wide budget was last read, and its verdict */
     /* Prefix-sharing records: one chain per configured walker, with two buffers of depth
      * frames allocated at registration (threads.c). Level 0 of the handler only: appends hand
      * buffers between t->frames and a chain's bases, so t->frames and the chains' distinct
