@@ -10,8 +10,8 @@
 //	c|<walker>|<class>|jdk<N>         a walk class (ok, error:<code>, truncated:*, invalid:*)
 //	t|<walker>|<class>|<kind>|jdk<N>  a walk class with the kind of the walk's top frame
 //	                                  (interpreted, compiled, inlined, native, vm, stub, java)
-//	k|<walker>|<class>|jdk<N>         a known-stack verdict other than tagged
-//	d|<a~b>|<class>|jdk<N>            a differential class
+//	k|<walker>|<class>|jdk<N>         a known-stack verdict (not its walk counts nor coverage)
+//	d|<a~b>|<class>|jdk<N>            a differential class (not its sample counts)
 //	l|<walker>|p99<2^k ns>|jdk<N>     the walker's latency p99, by power of two
 //	o|<outcome>|jdk<N>                the run's outcome
 //	b|<bucket>                        a crash or hang bucket
@@ -51,14 +51,14 @@ func Tuples(r store.Run) []string {
 	}
 	for w, cls := range r.KnownStack {
 		for c, n := range cls {
-			if n > 0 && c != "tagged" {
+			if n > 0 && !knownStackCount[c] {
 				set["k|"+w+"|"+c+"|"+jdk] = true
 			}
 		}
 	}
 	for pair, cls := range r.Differential {
 		for c, n := range cls {
-			if n > 0 && c != "samples" {
+			if n > 0 && c != "samples" && c != "perturbed_samples" {
 				set["d|"+pair+"|"+c+"|"+jdk] = true
 			}
 		}
@@ -81,6 +81,10 @@ func Tuples(r store.Run) []string {
 	sort.Strings(out)
 	return out
 }
+
+// knownStackCount: the known_stack entries that count walks or measure coverage rather than
+// give a verdict; a run showing them shows nothing new.
+var knownStackCount = map[string]bool{"tagged": true, "perturbed_tagged": true, "remote_tagged": true, "coverage_ppm": true}
 
 // major is the feature release of a JDK version: 17 of 17.0.15, 25 of 25.0.3.
 func major(version string) string {

@@ -19,9 +19,10 @@ import (
 
 func TestTuples(t *testing.T) {
 	r := store.Run{JDK: "17.0.15", Outcome: "crash", Bucket: "b123",
-		Classes:      map[string]map[string]uint64{"asgct": {"ok": 10, "error:unknown_Java": 2, "invalid": 0}},
-		KnownStack:   map[string]map[string]uint64{"asgct": {"tagged": 5, "ok": 4, "mismatch:frame": 1}},
-		Differential: map[string]map[string]uint64{"asgct~vmstructs": {"samples": 9, "agree": 9}},
+		Classes: map[string]map[string]uint64{"asgct": {"ok": 10, "error:unknown_Java": 2, "invalid": 0}},
+		KnownStack: map[string]map[string]uint64{"asgct": {"tagged": 5, "ok": 4, "mismatch:frame": 1,
+			"perturbed_tagged": 3, "remote_tagged": 2, "coverage_ppm": 900000}},
+		Differential: map[string]map[string]uint64{"asgct~vmstructs": {"samples": 9, "agree": 9, "perturbed_samples": 4}},
 		Latency:      map[string]results.Latency{"asgct": {P50: 500, P99: 1500}},
 		TopKinds:     map[string]map[string]map[string]uint64{"asgct": {"ok": {"java": 8, "native": 2, "stub": 0}}}}
 	assert.Equal(t, []string{
