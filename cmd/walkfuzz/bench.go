@@ -14,7 +14,7 @@ import (
 func benchCmd() *cobra.Command {
 	var out, scratch, only string
 	var dur, fuzzDur, selftestBudget, feedbackBudget, costDur time.Duration
-	var costReps int
+	var costReps, costPairReps int
 	var costArms, costWorkloads []string
 	c := &cobra.Command{
 		Use:   "bench",
@@ -39,9 +39,12 @@ func benchCmd() *cobra.Command {
 			if err := os.MkdirAll(scratch, 0o755); err != nil {
 				return usageErr("cannot create %s: %w: choose another with --scratch", scratch, err)
 			}
+			if costPairReps <= 0 {
+				costPairReps = -1 // bench.Config's 0 is the default
+			}
 			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js,
 				Only: only, SelftestBudget: selftestBudget, FeedbackBudget: feedbackBudget,
-				CostDuration: costDur, CostReps: costReps, CostArms: costArms, CostWorkloads: costWorkloads}, os.Stderr)
+				CostDuration: costDur, CostReps: costReps, CostPairReps: costPairReps, CostArms: costArms, CostWorkloads: costWorkloads}, os.Stderr)
 			if err != nil {
 				return err // a *runner.UsageError from a run stays one
 			}
@@ -57,6 +60,7 @@ func benchCmd() *cobra.Command {
 	c.Flags().DurationVar(&feedbackBudget, "feedback-budget", 10*time.Minute, "time for each arm of the feedback group")
 	c.Flags().DurationVar(&costDur, "cost-duration", 6*time.Second, "length of each run of the cost group (6 s, as the issue measured)")
 	c.Flags().IntVar(&costReps, "cost-reps", 3, "interleaved repetitions of the cost group (bare, then each agent arm)")
+	c.Flags().IntVar(&costPairReps, "cost-pair-reps", 2, "more interleaved repetitions of the bare run and the 10ms arm only, whose target is nearest one run's noise (0: none)")
 	c.Flags().StringSliceVar(&costArms, "cost-arms", nil, "the cost group's agent arms to run, of "+strings.Join(bench.CostArmNames(), ", ")+" (the bare run always runs; default all)")
 	c.Flags().StringSliceVar(&costWorkloads, "cost-workloads", nil, "the cost group's workloads (default loops, recursion)")
 	return c

@@ -44,6 +44,7 @@ type Config struct {
 	FeedbackBudget time.Duration // each arm of the feedback group; 0: 10 minutes
 	CostDuration   time.Duration // each run of the cost group; 0: 6 s
 	CostReps       int           // interleaved repetitions of the cost group; 0: 3
+	CostPairReps   int           // more repetitions of (bare, 10ms) only; 0: 2, negative: none
 	CostArms       []string      // the cost group's agent arms to run (bare always runs); none: all
 	CostWorkloads  []string      // the cost group's workloads; none: loops and recursion
 }

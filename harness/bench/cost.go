@@ -188,6 +188,34 @@ func selectedArms(names []string) []costArm {
 	return out
 }
 
+// costReps runs n interleaved repetitions of the arms (numbered from first in run
+// directories), stopping at the first failure.
+func (s *suite) costReps(ctx context.Context, j jdk.JDK, w string, arms []costArm, n, first int, what string) ([]costRep, error) {
+	var reps []costRep
+	for r := 0; r < n; r++ {
+		rep := costRep{}
+		for _, arm := range arms {
+			cs, err := s.costRun(ctx, j, w, arm, first+r)
+			if err != nil {
+				return reps, fmt.Errorf("%s, %s %d: %w", arm.name, what, r+1, err)
+			}
+			rep[arm.name] = cs
+		}
+		reps = append(reps, rep)
+	}
+	return reps, nil
+}
+
+// armNamed is the cost arm of that name.
+func armNamed(name string) costArm {
+	for _, a := range costArms {
+		if a.name == name {
+			return a
+		}
+	}
+	panic("no cost arm " + name)
+}
+
 // CostArmNames lists the cost group's agent arms, for --cost-arms.
 func CostArmNames() []string {
 	var n []string
@@ -205,30 +233,27 @@ func (s *suite) cost(ctx context.Context, js []jdk.JDK) {
 	if s.cfg.CostReps == 0 {
 		s.cfg.CostReps = 3
 	}
+	if s.cfg.CostPairReps == 0 {
+		s.cfg.CostPairReps = 2
+	}
 	began := time.Now()
 	arms, workloads := selectedArms(s.cfg.CostArms), costWorkloads
 	if len(s.cfg.CostWorkloads) > 0 {
 		workloads = s.cfg.CostWorkloads
 	}
-	fmt.Fprintf(s.log, "bench: cost, %d repetitions of %s per arm (%d arms), %d JDKs, %d workloads\n",
-		s.cfg.CostReps, s.cfg.CostDuration, len(arms), len(js), len(workloads))
+	fmt.Fprintf(s.log, "bench: cost, %d repetitions of %s per arm (%d arms) and %d more of (bare, 10ms), %d JDKs, %d workloads\n",
+		s.cfg.CostReps, s.cfg.CostDuration, len(arms), s.cfg.CostPairReps, len(js), len(workloads))
 	for _, j := range js {
 		for _, w := range workloads {
-			var reps []costRep
-			var failed error
-			for r := 0; r < s.cfg.CostReps && failed == nil; r++ {
-				rep := costRep{}
-				for _, arm := range arms {
-					cs, err := s.costRun(ctx, j, w, arm, r)
-					if err != nil {
-						failed = fmt.Errorf("%s, repetition %d: %w", arm.name, r+1, err)
-						break
-					}
-					rep[arm.name] = cs
-				}
-				if failed == nil {
-					reps = append(reps, rep)
-				}
+			reps, failed := s.costReps(ctx, j, w, arms, s.cfg.CostReps, 0, "repetition")
+			// The 10 ms arm's target (>= 0.97) is closer to one run's noise than any other:
+			// on loops a 6 s run's throughput moves by 2-4% between runs, with or without the
+			// agent. Extra interleaved (bare, 10ms) pairs tighten its median; every other
+			// metric keeps the full repetitions only.
+			if failed == nil && slices.ContainsFunc(arms, func(a costArm) bool { return a.name == "10ms" }) {
+				var pairs []costRep
+				pairs, failed = s.costReps(ctx, j, w, []costArm{costArms[0], armNamed("10ms")}, s.cfg.CostPairReps, s.cfg.CostReps, "extra pair")
+				reps = append(reps, pairs...)
 			}
 			if failed != nil {
 				s.fail(fmt.Sprintf("kept_100us_%s_jdk%d", w, j.Major), failed)
@@ -247,21 +272,26 @@ func (s *suite) cost(ctx context.Context, js []jdk.JDK) {
 // divided by the bare run of its own repetition.
 func costMetrics(workload string, major int, reps []costRep) []Metric {
 	sfx := fmt.Sprintf("%s_jdk%d", workload, major)
-	kept := func(arm string) (float64, string) {
+	// A repetition that did not run an arm (the extra (bare, 10ms) pairs) is left out of
+	// that arm's figures.
+	kept := func(arm string) (float64, string, int) {
 		var v []float64
 		for _, r := range reps {
-			if b := r["bare"].OpsPerS; b > 0 {
-				v = append(v, r[arm].OpsPerS/b)
+			a, ok := r[arm]
+			if b := r["bare"].OpsPerS; ok && b > 0 {
+				v = append(v, a.OpsPerS/b)
 			}
 		}
-		return median(v), fmtList(v)
+		return median(v), fmtList(v), len(v)
 	}
-	per := func(f func(costSample) float64, arm string) float64 {
+	per := func(f func(costSample) float64, arm string) (float64, int) {
 		var v []float64
 		for _, r := range reps {
-			v = append(v, f(r[arm]))
+			if a, ok := r[arm]; ok {
+				v = append(v, f(a))
+			}
 		}
-		return median(v)
+		return median(v), len(v)
 	}
 	walksPerS := func(c costSample) float64 { return ratio(float64(c.Walks)*1000, c.WorkloadMs) }
 	fidelity := func(c costSample) float64 { return ratio(float64(c.Delivered), float64(c.Requested)) }
@@ -273,17 +303,16 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 	if workload == "recursion" {
 		target100us, targetWalks = ">= 0.25", ">= 13500"
 	}
-	n := len(reps)
 	var ms []Metric
 	ran := func(arm string) bool {
 		_, ok := reps[0][arm]
-		return n > 0 && ok
+		return len(reps) > 0 && ok
 	}
 	addKept := func(name, arm, target, what string) {
 		if !ran(arm) {
 			return
 		}
-		v, all := kept(arm)
+		v, all, n := kept(arm)
 		ms = append(ms, judged(Metric{Name: name + sfx, Value: v, Unit: "ratio", Target: target,
 			Note: fmt.Sprintf("%s; median of %d interleaved repetitions: %s", what, n, all)}))
 	}
@@ -313,7 +342,8 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 		if !ran(r.arm) {
 			continue
 		}
-		ms = append(ms, judged(Metric{Name: r.name + sfx, Value: per(r.f, r.arm), Unit: r.unit, Target: r.target,
+		v, n := per(r.f, r.arm)
+		ms = append(ms, judged(Metric{Name: r.name + sfx, Value: v, Unit: r.unit, Target: r.target,
 			Note: fmt.Sprintf("%s; median of %d", r.note, n)}))
 	}
 	return ms

@@ -88,6 +88,42 @@ func TestCostMetrics(t *testing.T) {
 	}
 }
 
+// The extra (bare, 10ms) pairs count for the 10 ms arm only: kept 0.98, 0.90, 0.99, 0.95,
+// 0.96 -> 0.96; every other figure keeps the three full repetitions.
+func TestCostMetricsExtraPairs(t *testing.T) {
+	full := func(bare, a10, a100 float64) costRep {
+		return costRep{"bare": {OpsPerS: bare}, "10ms": {OpsPerS: a10, HarnessCPU: 0.4, WallS: 4},
+			"100us": {OpsPerS: a100, HarnessCPU: 1.2, WallS: 4}}
+	}
+	pair := func(bare, a10 float64) costRep {
+		return costRep{"bare": {OpsPerS: bare}, "10ms": {OpsPerS: a10, HarnessCPU: 0.8, WallS: 4}}
+	}
+	reps := []costRep{full(100, 98, 50), full(200, 180, 140), full(100, 99, 60), pair(100, 95), pair(100, 96)}
+	got := map[string]Metric{}
+	for _, m := range costMetrics("loops", 17, reps) {
+		got[m.Name] = m
+	}
+	for name, want := range map[string]float64{
+		"kept_10ms_loops_jdk17":               0.96,
+		"kept_100us_loops_jdk17":              0.6,
+		"harness_cpu_share_100us_loops_jdk17": 0.3,
+		"harness_cpu_share_10ms_loops_jdk17":  0.1,
+	} {
+		if d := got[name].Value - want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%s = %v, want %v", name, got[name].Value, want)
+		}
+	}
+	if n := got["kept_10ms_loops_jdk17"].Note; !strings.Contains(n, "median of 5 interleaved repetitions: 0.980, 0.900, 0.990, 0.950, 0.960") {
+		t.Errorf("kept_10ms note %q", n)
+	}
+	if n := got["kept_100us_loops_jdk17"].Note; !strings.Contains(n, "median of 3 interleaved repetitions") {
+		t.Errorf("kept_100us note %q", n)
+	}
+	if n := got["harness_cpu_share_100us_loops_jdk17"].Note; !strings.HasSuffix(n, "median of 3") {
+		t.Errorf("harness share note %q", n)
+	}
+}
+
 func TestJudged(t *testing.T) {
 	for _, c := range []struct {
 		v      float64
