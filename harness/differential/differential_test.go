@@ -89,3 +89,27 @@ func TestPerturbedSignalsNotCompared(t *testing.T) {
 	assert.Zero(t, m[Samples])
 	assert.Empty(t, c.Examples)
 }
+
+// A walk stopped by an injected read fault (read_fault_ppm) has nothing to be compared with:
+// the signal is counted apart, whichever side it is on. A walk that returned frames despite
+// an injected fault is compared as usual.
+func TestInjectedFaultsNotCompared(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	x := [][2]int64{{1, 3}, {2, 5}}
+	a, b := rec(0, 1, 2, x...), rec(1, 1, -3)
+	b.Flags = samplelog.FlagInjected
+	c.Add(a)
+	c.Add(b)
+	a2, b2 := rec(0, 2, 2, x...), rec(1, 2, 2, x...)
+	b2.Flags = samplelog.FlagInjected
+	c.Add(b2)
+	c.Add(a2)
+	a3, b3 := rec(0, 3, 2, x...), rec(1, 3, -3)
+	c.Add(a3)
+	c.Add(b3)
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(1), m[InjectedSamples])
+	assert.Equal(t, uint64(2), m[Samples])
+	assert.Equal(t, uint64(1), m[Agree])
+	assert.Equal(t, uint64(1), m[BFailed], "an error without an injected fault is the walker's")
+}

@@ -11,7 +11,8 @@
 //	t|<walker>|<class>|<kind>|jdk<N>  a walk class with the kind of the walk's top frame
 //	                                  (interpreted, compiled, inlined, native, vm, stub, java)
 //	k|<walker>|<class>|jdk<N>         a known-stack verdict (not its walk counts nor coverage)
-//	d|<a~b>|<class>|jdk<N>            a differential class (not its sample counts)
+//	d|<a~b>|<class>|jdk<N>            a differential class (not its sample counts: samples,
+//	                                  perturbed_samples, injected_samples)
 //	l|<walker>|p99<2^k ns>|jdk<N>     the walker's latency p99, by power of two
 //	o|<outcome>|jdk<N>                the run's outcome
 //	b|<bucket>                        a crash or hang bucket
@@ -58,7 +59,7 @@ func Tuples(r store.Run) []string {
 	}
 	for pair, cls := range r.Differential {
 		for c, n := range cls {
-			if n > 0 && c != "samples" && c != "perturbed_samples" {
+			if n > 0 && c != "samples" && c != "perturbed_samples" && c != "injected_samples" {
 				set["d|"+pair+"|"+c+"|"+jdk] = true
 			}
 		}

@@ -22,7 +22,7 @@ func TestTuples(t *testing.T) {
 		Classes: map[string]map[string]uint64{"asgct": {"ok": 10, "error:unknown_Java": 2, "invalid": 0}},
 		KnownStack: map[string]map[string]uint64{"asgct": {"tagged": 5, "ok": 4, "mismatch:frame": 1,
 			"perturbed_tagged": 3, "remote_tagged": 2, "coverage_ppm": 900000}},
-		Differential: map[string]map[string]uint64{"asgct~vmstructs": {"samples": 9, "agree": 9, "perturbed_samples": 4}},
+		Differential: map[string]map[string]uint64{"asgct~vmstructs": {"samples": 9, "agree": 9, "perturbed_samples": 4, "injected_samples": 3}},
 		Latency:      map[string]results.Latency{"asgct": {P50: 500, P99: 1500}},
 		TopKinds:     map[string]map[string]map[string]uint64{"asgct": {"ok": {"java": 8, "native": 2, "stub": 0}}}}
 	assert.Equal(t, []string{

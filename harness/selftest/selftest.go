@@ -216,6 +216,25 @@ func walkerName(row string, plugins map[string]string) string {
 	return row
 }
 
+// rowEpisode is a row's episode: the seed's, with the self-test's fixed signal plan and no
+// perturbation but the reference oracle's.
+func rowEpisode(cfg Config, wl string, seed episode.Seed, walkers []string) episode.Episode {
+	none := []string{}
+	zero := 0
+	e := episode.Derive(seed, episode.Pins{Workload: wl, Walkers: walkers, Mode: "cpu", IntervalUs: 100,
+		DurationMs: int(cfg.Duration / time.Millisecond), Threads: cfg.Threads, Depth: 2048,
+		JVMFlags: &none, JitterPct: &zero, RegisterPct: &zero})
+	e.Signals.Pattern, e.Signals.Target = "all", "all"
+	// No perturbation but the reference oracle's: the seed also draws read faults, walks of
+	// another thread, JIT forcing and redefinition, which the rows' baselines must not carry
+	// (at 1% read faults, unmodified vmstructs kept 287 of recursion's 36,053 walks, the
+	// rest ended by injected faults).
+	e.Perturb.DeoptIntervalMs, e.Perturb.ReadFaultPPM, e.Perturb.RemotePct = 0, 0, 0
+	e.Perturb.JITPeriodMs, e.Perturb.JITMethods, e.Perturb.JITLevels, e.Perturb.RedefineMs = 0, 0, "", 0
+	e.Perturb.ReferencePct = cfg.ReferencePct
+	return e
+}
+
 // one runs one row in one workload and JDK. Defects and the identity plugin walk beside
 // asgct (unless Alone): every signal then has an unmodified walk of the same ucontext.
 func one(ctx context.Context, cfg Config, j jdk.JDK, wl string, seed episode.Seed, row string, plugins map[string]string) *Run {
@@ -224,14 +243,7 @@ func one(ctx context.Context, cfg Config, j jdk.JDK, wl string, seed episode.See
 	if row != walker.ASGCT && !cfg.Alone {
 		walkers = append(walkers, walker.ASGCT)
 	}
-	none := []string{}
-	zero := 0
-	e := episode.Derive(seed, episode.Pins{Workload: wl, Walkers: walkers, Mode: "cpu", IntervalUs: 100,
-		DurationMs: int(cfg.Duration / time.Millisecond), Threads: cfg.Threads, Depth: 2048,
-		JVMFlags: &none, JitterPct: &zero, RegisterPct: &zero})
-	e.Signals.Pattern, e.Signals.Target = "all", "all"
-	e.Perturb.DeoptIntervalMs = 0
-	e.Perturb.ReferencePct = cfg.ReferencePct
+	e := rowEpisode(cfg, wl, seed, walkers)
 	dir := filepath.Join(cfg.Dir, fmt.Sprintf("jdk%d", j.Major), wl, row)
 	os.RemoveAll(dir)
 	run := &Run{Row: row, Workload: wl, JDK: j.Version, Walkers: walkers, Dir: dir}

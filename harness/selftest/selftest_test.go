@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 )
 
@@ -96,5 +97,28 @@ func TestSelftestCatchesPlantedDefects(t *testing.T) {
 		}
 		assert.True(t, row.Caught, "%s missed", row.Name)
 		assert.Contains(t, row.CaughtBy, want[row.Name], "%s", row.Name)
+	}
+}
+
+// A row's episode carries no perturbation but the reference oracle's, whatever the seed
+// draws: among the first seeds some draw read faults, walks of another thread, JIT forcing
+// or redefinition for vmstructs beside asgct, and none of them reaches the row.
+func TestRowEpisodeHasNoPerturbation(t *testing.T) {
+	cfg := Config{Duration: 3 * time.Second, Threads: 2, ReferencePct: 10}
+	walkers := []string{"vmstructs", "asgct"}
+	drawn := map[string]bool{}
+	for s := episode.Seed(1); s < 400; s++ {
+		p := episode.Derive(s, episode.Pins{Workload: "recursion", Walkers: walkers}).Perturb
+		drawn["read_fault_ppm"] = drawn["read_fault_ppm"] || p.ReadFaultPPM > 0
+		drawn["remote_pct"] = drawn["remote_pct"] || p.RemotePct > 0
+		drawn["jit_period_ms"] = drawn["jit_period_ms"] || p.JITPeriodMs > 0
+		drawn["redefine_ms"] = drawn["redefine_ms"] || p.RedefineMs > 0
+		e := rowEpisode(cfg, "recursion", s, walkers)
+		require.Equal(t, episode.Perturbations{ReferencePct: 10}, e.Perturb, "seed %s", s)
+		require.Equal(t, 0, e.Signals.JitterPct)
+		require.Equal(t, "all", e.Signals.Target)
+	}
+	for _, k := range []string{"read_fault_ppm", "remote_pct", "jit_period_ms", "redefine_ms"} {
+		assert.True(t, drawn[k], "no seed drew %s: the test shows nothing for it", k)
 	}
 }
