@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -134,18 +135,34 @@ func start(dir string, j jdk.JDK, args []string) (*process, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = out, errf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		errf.Close()
-		return nil, err
-	}
 	p := &process{cmd: cmd, done: make(chan struct{})}
+	started := make(chan error, 1)
+	// The kernel sends Pdeathsig when the thread that forked the child ends, not the
+	// process (go.dev/issue/27505). Go ends an OS thread when a goroutine locked to it
+	// returns, and the drain and classifier goroutines of every run do (lowerPriority):
+	// one that had locked the thread an earlier JVM was forked from killed that JVM when
+	// its own run ended, a healthy run reported as "jvm-error, exit status -1" (1 of 45 runs
+	// of a 4-minute demo campaign with 2 parallel JVMs). So the JVM is forked from a
+	// goroutine locked to its thread until the JVM has been reaped: no other goroutine can
+	// run there, nor lock and end it.
 	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			out.Close()
+			errf.Close()
+			started <- err
+			return
+		}
+		started <- nil
 		p.err = cmd.Wait()
 		out.Close()
 		errf.Close()
 		close(p.done)
 	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
