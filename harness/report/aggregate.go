@@ -91,14 +91,20 @@ func (a *acc) add(r *store.Run, w string) {
 	case results.HarnessError:
 		a.HarnessError++
 	}
-	for k, n := range r.Classes[w] {
-		a.classes[k] += n
-		a.Walks += n
-	}
-	if l, ok := r.Latency[w]; ok && l.P50 > 0 {
-		a.p50s = append(a.p50s, l.P50)
-		a.p99s = append(a.p99s, l.P99)
-		a.Max = max(a.Max, l.Max)
+	if store.SharesBiased(r, w) {
+		// Injected read faults end the longest walks first: neither the run's shares nor
+		// its latencies are the walker's (store.SharesBiased).
+		a.FaultRuns++
+	} else {
+		for k, n := range r.Classes[w] {
+			a.classes[k] += n
+			a.Walks += n
+		}
+		if l, ok := r.Latency[w]; ok && l.P50 > 0 {
+			a.p50s = append(a.p50s, l.P50)
+			a.p99s = append(a.p99s, l.P99)
+			a.Max = max(a.Max, l.Max)
+		}
 	}
 	a.requested += r.Signals.Requested
 	a.deliv += r.Signals.Delivered
@@ -208,6 +214,9 @@ func noWalks(a *acc) NoWalks {
 	}
 	if a.Crashes+a.Hangs > 0 {
 		n.Note += fmt.Sprintf(", %d crashed, %d hung", a.Crashes, a.Hangs)
+	}
+	if a.FaultRuns > 0 {
+		n.Note += fmt.Sprintf(", %d with injected read faults (left out of the shares)", a.FaultRuns)
 	}
 	return n
 }

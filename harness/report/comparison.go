@@ -22,7 +22,7 @@ func WriteComparison(out io.Writer, cells []store.Cell) error {
 	walked, ran, rows := map[string]bool{}, map[string]bool{}, map[string]map[string]store.Cell{}
 	for _, c := range cells {
 		ran[c.Walker] = true
-		if c.Walks > 0 {
+		if c.Walks > 0 || c.FaultRuns > 0 { // walks left out of the shares are still walks
 			walked[c.Walker] = true
 		}
 		row := c.Workload + " (jdk" + c.JDK + ")"
@@ -48,7 +48,7 @@ func WriteComparison(out io.Writer, cells []store.Cell) error {
 	sort.Strings(names)
 	fmt.Fprintln(out, "complete-trace share (walks) per walker and workload:")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	head, biased, noData := make([]string, len(ws)), false, false
+	head, biased, noData, faulted := make([]string, len(ws)), false, false, false
 	for i, w := range ws {
 		head[i] = walker.Label(w)
 		if walker.SafepointBiased(w) {
@@ -64,10 +64,16 @@ func WriteComparison(out io.Writer, cells []store.Cell) error {
 			cell := "-"
 			switch {
 			case !ok:
+			case c.Walks == 0 && c.FaultRuns > 0:
+				cell, faulted = "read faults only", true
 			case c.Walks == 0:
 				cell, noData = "no data", true
 			default:
 				cell = fmt.Sprintf("%.1f%% (%d)", 100*c.Complete(), c.Walks)
+			}
+			if ok && c.Walks > 0 && c.FaultRuns > 0 {
+				cell += "*"
+				faulted = true
 			}
 			if ok && c.Crashes+c.Hangs > 0 {
 				cell += fmt.Sprintf(" !%dc/%dh", c.Crashes, c.Hangs)
@@ -84,6 +90,9 @@ func WriteComparison(out io.Writer, cells []store.Cell) error {
 	}
 	if biased {
 		fmt.Fprintf(out, "† %s\n", BiasedNote)
+	}
+	if faulted {
+		fmt.Fprintln(out, "* runs with injected read faults are left out of the shares (the faults end the longest walks first); read faults only: every run there had them")
 	}
 	if len(never) > 0 {
 		fmt.Fprintf(out, "ran without a single walk (no column): %s\n", strings.Join(never, ", "))

@@ -37,3 +37,24 @@ func TestComparisonTruth(t *testing.T) {
 	assert.Contains(t, out, "† safepoint-biased")
 	assert.Contains(t, out, "ran without a single walk (no column): vmstructs")
 }
+
+// Runs with injected read faults are left out of a cell's share (store.SharesBiased): the
+// cell says so with a mark, or names them when they were all it had.
+func TestComparisonMarksReadFaultRuns(t *testing.T) {
+	var b bytes.Buffer
+	mixed := cell("vmstructs", "loops", 950, 1000)
+	mixed.FaultRuns = 2
+	only := cell("vmstructs", "deopt", 0, 0)
+	only.FaultRuns = 3
+	plugin := cell("plugin:libfpwalk.so", "deopt", 0, 0)
+	plugin.FaultRuns = 1
+	assert.NoError(t, WriteComparison(&b, []store.Cell{cell("asgct", "deopt", 800, 1000), cell("asgct", "loops", 900, 1000), mixed, only, plugin}))
+	out := b.String()
+	t.Log("\n" + out)
+	lines := strings.Split(out, "\n")
+	assert.Regexp(t, `^deopt \(jdk25\)\s+80\.0% \(1000\)\s+read faults only\s+read faults only\s*$`, lines[2])
+	assert.Regexp(t, `^loops \(jdk25\)\s+90\.0% \(1000\)\s+95\.0% \(1000\)\*\s+-\s*$`, lines[3])
+	assert.NotContains(t, out, "ran without a single walk", "a walker whose walks were all under read faults still walked")
+	assert.Contains(t, out, "* runs with injected read faults are left out of the shares")
+	assert.NotContains(t, out, "no data")
+}

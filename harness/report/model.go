@@ -151,6 +151,7 @@ type WalkerStats struct {
 	AgentSignals                 bool // the agent signalled: Fidelity and SignalRate are measured
 	Color                        string
 	Runs                         int
+	FaultRuns                    int // runs with injected read faults, left out of the shares and latencies
 	Walks                        uint64
 	Complete, Errors, Invalid    float64
 	TruncDepth, TruncShort       float64

@@ -94,6 +94,32 @@ func TestCellsShareAndAttribution(t *testing.T) {
 	assert.Equal(t, 2, cells[1].Crashes)
 }
 
+// A walker's walks in a run with injected read faults leave its shares alone (the faults end
+// its longest walks first); the run still counts, and so do its crashes. ASGCT, which read
+// faults do not reach, keeps that run's walks.
+func TestCellsLeaveOutReadFaultRuns(t *testing.T) {
+	clean := Synthetic("c", 0, t0)
+	clean.Walkers = []string{"asgct", "vmstructs"}
+	clean.Classes = map[string]map[string]uint64{"asgct": {"ok": 90, "error:unknown_Java": 10}, "vmstructs": {"ok": 95, "error:no_Java_frame": 5}}
+	faulted := clean
+	faulted.Episode.Perturb.ReadFaultPPM = 10000
+	faulted.Classes = map[string]map[string]uint64{"asgct": {"ok": 80, "error:unknown_Java": 20}, "vmstructs": {"ok": 10, "error:no_Java_frame": 20}}
+	faulted.FindingKind = "crash"
+	cells := Cells([]Run{clean, faulted})
+	require.Len(t, cells, 2)
+	assert.Equal(t, "asgct", cells[0].Walker)
+	assert.InDelta(t, 170.0/200, cells[0].Complete(), 1e-9)
+	assert.Zero(t, cells[0].FaultRuns)
+	assert.Equal(t, "vmstructs", cells[1].Walker)
+	assert.InDelta(t, 0.95, cells[1].Complete(), 1e-9)
+	assert.Equal(t, uint64(100), cells[1].Walks)
+	assert.Equal(t, 2, cells[1].Runs)
+	assert.Equal(t, 1, cells[1].FaultRuns)
+	assert.Equal(t, 1, cells[1].Crashes)
+	assert.True(t, SharesBiased(&faulted, "plugin:/x/libfpwalk.so"))
+	assert.False(t, SharesBiased(&clean, "vmstructs"))
+}
+
 func TestMergeNeverDuplicates(t *testing.T) {
 	dir := t.TempDir()
 	a, err := Open(filepath.Join(dir, "a.db"))
