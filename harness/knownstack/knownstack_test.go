@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -195,4 +196,14 @@ func TestPerturbedWalksNotJudged(t *testing.T) {
 	assert.Equal(t, uint64(1), m[walkclass.OK])
 	assert.Zero(t, m[walkclass.MismatchMissing])
 	assert.Equal(t, uint64(1), m[PerturbedTagged])
+}
+
+// A recorded frame's key and a walk frame's key for one method are one string: Compare's
+// equality tests then stop at the pointer.
+func TestKeysAreInterned(t *testing.T) {
+	a := intern(strings.Repeat("walkfuzz/workloads/Recursion$Descent.b(IJ)J", 1))
+	b := intern(string([]byte("walkfuzz/workloads/Recursion$Descent.b(IJ)J")))
+	if unsafe.StringData(a) != unsafe.StringData(b) {
+		t.Fatal("equal keys interned to two strings")
+	}
 }
