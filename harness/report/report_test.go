@@ -155,3 +155,38 @@ func TestNiceCeil(t *testing.T) {
 		assert.Equal(t, c.steps, n, "%v", c.in)
 	}
 }
+
+// A walker's runs with injected read faults are left out of its shares in the dashboard,
+// and the walker's row says how many.
+func TestDashboardLeavesOutReadFaultRuns(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "walkfuzz.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	for i := int64(0); i < 4; i++ {
+		r := store.Synthetic("c", i, time.Now())
+		r.Workload, r.Episode.Workload, r.JDK = "deopt", "deopt", "17.0.15"
+		r.Walkers, r.Episode.Walkers = []string{"vmstructs"}, []string{"vmstructs"}
+		r.Episode.Perturb.ReadFaultPPM = 0
+		r.Classes = map[string]map[string]uint64{"vmstructs": {"ok": 95, "error:no_Java_frame": 5}}
+		if i%2 == 1 {
+			r.Episode.Perturb.ReadFaultPPM = 10000
+			r.Classes = map[string]map[string]uint64{"vmstructs": {"ok": 10, "error:no_Java_frame": 20}}
+		}
+		require.NoError(t, st.AddRun(r))
+	}
+	m, err := Build(st, nil)
+	require.NoError(t, err)
+	require.Len(t, m.Groups, 1)
+	require.Len(t, m.Groups[0].Walkers, 1)
+	w := m.Groups[0].Walkers[0]
+	assert.Equal(t, 4, w.Runs)
+	assert.Equal(t, 2, w.FaultRuns)
+	assert.Equal(t, uint64(200), w.Walks)
+	assert.InDelta(t, 0.95, w.Complete, 1e-9)
+	index, err := Write(filepath.Join(dir, "out"), m)
+	require.NoError(t, err)
+	html, err := os.ReadFile(index)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "2 read-fault runs left out")
+}
