@@ -92,7 +92,7 @@ func (c *Classifier) walker(i uint16) *walker {
 // Add classifies r, counts it for its walker and returns its class.
 func (c *Classifier) Add(r *samplelog.Record) string {
 	w := c.walker(r.Walker)
-	if r.Flags&samplelog.FlagInjected != 0 && r.Result < 0 {
+	if r.InjectedError() {
 		w.injected++
 		return walkclass.Injected
 	}

@@ -112,7 +112,7 @@ func (c *Comparer) Add(r *samplelog.Record) {
 		m[PerturbedSamples]++
 		return
 	}
-	if injectedError(a) || injectedError(b) {
+	if a.InjectedError() || b.InjectedError() {
 		// One walk was stopped by walkfuzz (an injected read fault): the other walker's
 		// frames have nothing to be compared with. Classes and known stacks leave such walks
 		// out the same way; counted here as first_failed or second_failed, they made an
@@ -141,12 +141,6 @@ func (c *Comparer) Add(r *samplelog.Record) {
 		c.Examples = append(c.Examples, Example{Pair: pair, Class: class, At: at, Tid: a.Tid, Sample: a.Sample,
 			A: c.render(a), B: c.render(b)})
 	}
-}
-
-// injectedError: the walk ended in an error at a read failed on purpose (a walk that
-// returned frames despite one is compared as usual).
-func injectedError(r *samplelog.Record) bool {
-	return r.Flags&samplelog.FlagInjected != 0 && r.Result < 0
 }
 
 func (c *Comparer) render(r *samplelog.Record) []string {

@@ -283,7 +283,7 @@ func (c *Checker) walkerName(i uint16) string {
 
 // Add checks one record; untagged records are ignored.
 func (c *Checker) Add(r *samplelog.Record, errName func(walker string, code int32) string) {
-	if r.Region == 0 || r.Flags&samplelog.FlagInjected != 0 && r.Result < 0 {
+	if r.Region == 0 || r.InjectedError() {
 		return // untagged, or ended by a read walkfuzz failed on purpose: nothing to judge
 	}
 	w := c.walkerName(r.Walker)

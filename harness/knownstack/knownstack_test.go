@@ -201,7 +201,7 @@ func TestPerturbedWalksNotJudged(t *testing.T) {
 // A recorded frame's key and a walk frame's key for one method are one string: Compare's
 // equality tests then stop at the pointer.
 func TestKeysAreInterned(t *testing.T) {
-	a := intern(strings.Repeat("walkfuzz/workloads/Recursion$Descent.b(IJ)J", 1))
+	a := intern("walkfuzz/workloads/Recursion$Descent.b(IJ)J")
 	b := intern(string([]byte("walkfuzz/workloads/Recursion$Descent.b(IJ)J")))
 	if unsafe.StringData(a) != unsafe.StringData(b) {
 		t.Fatal("equal keys interned to two strings")

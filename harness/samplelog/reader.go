@@ -366,3 +366,10 @@ func (r *Record) NativeOnly() bool {
 	}
 	return true
 }
+
+// InjectedError reports a walk that ended in an error at a read walkfuzz failed on purpose
+// (read_fault_ppm): the error is walkfuzz's doing, so no oracle judges it. A walk that
+// returned frames despite an injected fault is judged as usual.
+func (r *Record) InjectedError() bool {
+	return r.Flags&FlagInjected != 0 && r.Result < 0
+}
