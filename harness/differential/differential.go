@@ -88,14 +88,19 @@ func (c *Comparer) Add(r *samplelog.Record) {
 	k := key{r.Tid, r.Sample}
 	other, ok := c.pending[k]
 	if !ok {
+		r.Retain() // kept past this call (its frames may be recycled: samplelog.Record.Release)
 		c.pending[k] = r
 		// A walker whose record was dropped (ring full) leaves its partner waiting: bound it.
 		if len(c.pending) > 4096 {
+			for _, p := range c.pending {
+				p.Release()
+			}
 			clear(c.pending)
 		}
 		return
 	}
 	delete(c.pending, k)
+	defer other.Release()
 	a, b := other, r
 	if a.Walker > b.Walker {
 		a, b = b, a

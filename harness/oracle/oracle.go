@@ -51,6 +51,13 @@ type walk struct {
 	walker uint16
 	result int32
 	frames []samplelog.Frame
+	rec    *samplelog.Record // holds a reference to frames (samplelog.Record.Retain)
+}
+
+func release(ws []walk) {
+	for _, w := range ws {
+		w.rec.Release()
+	}
 }
 
 // Example keeps the evidence of a disagreement.
@@ -107,17 +114,20 @@ func (c *Checker) Add(r *samplelog.Record) {
 	}
 	if int(r.Walker) != c.ref {
 		if len(c.order) >= keep {
+			release(c.recent[c.order[0]])
 			delete(c.recent, c.order[0])
 			c.order = c.order[1:]
 		}
 		if _, ok := c.recent[k]; !ok {
 			c.order = append(c.order, k)
 		}
-		c.recent[k] = append(c.recent[k], walk{r.Walker, r.Result, r.Frames})
+		r.Retain() // kept until the reference arrives
+		c.recent[k] = append(c.recent[k], walk{r.Walker, r.Result, r.Frames, r})
 		return
 	}
 	walks := c.recent[k]
 	delete(c.recent, k)
+	defer release(walks)
 	for _, w := range walks {
 		name := c.walkers[w.walker]
 		m := c.Counts[name]

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -67,6 +68,7 @@ type collector struct {
 	reqs    *jvmtiRequests // the JFR variant's pending requests, or nil
 	drain   *drainer       // empties the ring while classification runs, or nil
 	work    *classifier    // classifies drained walks while the JVM runs, or nil
+	backlog samplelog.Raw  // drained walks not decoded yet (too young to judge)
 	woke    time.Time      // when read last woke the classifier
 }
 
@@ -111,13 +113,17 @@ func (w *classifier) halt() {
 // drainer moves committed records out of the ring on a goroutine of its own, every
 // drainEvery, so that the ring never waits for classification: a batch of 2048-frame walks
 // takes the classifier longer to judge than the agent takes to fill 256 MiB of ring, and a
-// full ring drops walks no oracle then sees. Classification takes the drained records.
-// Two slices alternate (recs filled here, spare handed back by take), so a steady run
-// allocates no batch slices.
+// full ring drops walks no oracle then sees. The drain copies records as the agent wrote
+// them (samplelog.Raw) and classification decodes them when it judges them: at 100 us on
+// recursion the niced classifier falls seconds behind the agent while the JVM runs, and a
+// backlog held decoded (32 KiB per walk) grew by 150 MB a second, against 40 MB raw.
+// Two buffers alternate (raw filled here, spare handed back by take), so a steady run
+// allocates none.
 type drainer struct {
 	mu    sync.Mutex
-	recs  []*samplelog.Record
-	spare []*samplelog.Record
+	raw   *samplelog.Raw
+	spare *samplelog.Raw
+	n     atomic.Int64 // raw.Len(), for held() without the lock a copy holds
 	stats samplelog.Stats
 	first time.Time
 	stop  chan struct{}
@@ -154,7 +160,7 @@ func nextDrain(cur time.Duration, n uint64) time.Duration {
 // startDrain begins draining log and classifying on goroutines of their own (the JVM has
 // started: see lowerPriority); read(final=true) stops both before the last read.
 func (c *collector) startDrain(log *samplelog.Log) {
-	d := &drainer{stop: make(chan struct{}), done: make(chan struct{})}
+	d := &drainer{raw: &samplelog.Raw{}, stop: make(chan struct{}), done: make(chan struct{})}
 	c.drain = d
 	c.startClassifier(log)
 	go func() {
@@ -163,57 +169,53 @@ func (c *collector) startDrain(log *samplelog.Log) {
 		period := drainEvery
 		tick := time.NewTimer(period)
 		defer tick.Stop()
-		var batch []*samplelog.Record
 		for {
 			select {
 			case <-d.stop:
 				return
 			case <-tick.C:
 			}
-			batch = batch[:0]
 			before := log.Header().ReadCursor
-			st, _ := log.ReadLive(samplelog.DefaultGrace, func(r *samplelog.Record) error {
-				batch = append(batch, r)
-				return nil
-			})
-			period = nextDrain(period, log.Header().ReadCursor-before)
-			tick.Reset(period)
+			// Copied under the lock: a memmove of what the agent wrote, which take waits for.
 			d.mu.Lock()
-			if d.first.IsZero() && len(batch) > 0 {
+			had := d.raw.Len()
+			st, _ := log.CopyLive(samplelog.DefaultGrace, d.raw)
+			if d.first.IsZero() && d.raw.Len() > had {
 				d.first = time.Now()
 			}
-			d.recs = append(d.recs, batch...)
 			d.stats.Add(st)
+			d.n.Store(int64(d.raw.Len()))
 			d.mu.Unlock()
-			clear(batch) // the records belong to the collector now
+			period = nextDrain(period, log.Header().ReadCursor-before)
+			tick.Reset(period)
 		}
 	}()
 }
 
 // held is how many drained records wait to be taken.
-func (d *drainer) held() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.recs)
-}
+func (d *drainer) held() int { return int(d.n.Load()) }
 
-// take hands over what was drained since the last call. The slice is the caller's until
-// its next call, which gives it back (give).
-func (d *drainer) take() ([]*samplelog.Record, samplelog.Stats, time.Time) {
+// take hands over what was drained since the last call. The buffer is the caller's until
+// it gives it back (give).
+func (d *drainer) take() (*samplelog.Raw, samplelog.Stats, time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	recs, st := d.recs, d.stats
-	d.recs, d.stats = d.spare[:0], samplelog.Stats{}
+	raw, st := d.raw, d.stats
+	d.raw, d.stats = d.spare, samplelog.Stats{}
+	if d.raw == nil {
+		d.raw = &samplelog.Raw{}
+	}
 	d.spare = nil
-	return recs, st, d.first
+	d.n.Store(0)
+	return raw, st, d.first
 }
 
-// give returns a slice take handed out, emptied, for reuse.
-func (d *drainer) give(recs []*samplelog.Record) {
-	clear(recs)
+// give returns a buffer take handed out, for reuse.
+func (d *drainer) give(raw *samplelog.Raw) {
+	raw.Reset()
 	d.mu.Lock()
 	if d.spare == nil {
-		d.spare = recs[:0]
+		d.spare = raw
 	}
 	d.mu.Unlock()
 }
@@ -303,25 +305,30 @@ func (c *collector) classify(log *samplelog.Log, final bool) {
 		c.pending = append(c.pending, r)
 		return nil
 	}
-	var st samplelog.Stats
 	if d := c.drain; d != nil {
 		if final {
 			d.halt()
 		}
-		recs, dst, first := d.take()
+		raw, dst, first := d.take()
 		if c.first.IsZero() {
 			c.first = first
 		}
-		c.pending = append(c.pending, recs...)
-		d.give(recs)
+		if c.backlog.Len() == 0 {
+			c.backlog, *raw = *raw, c.backlog
+		} else {
+			c.backlog.Append(raw)
+		}
+		d.give(raw)
 		c.stats.Add(dst)
+	} else {
+		var st samplelog.Stats
+		if final {
+			st, _ = log.ReadFinal(fn)
+		} else {
+			st, _ = log.ReadLive(samplelog.DefaultGrace, fn)
+		}
+		c.stats.Add(st)
 	}
-	if final {
-		st, _ = log.ReadFinal(fn)
-	} else if c.drain == nil {
-		st, _ = log.ReadLive(samplelog.DefaultGrace, fn)
-	}
-	c.stats.Add(st)
 	if !c.start(log, final) {
 		return
 	}
@@ -338,6 +345,38 @@ func (c *collector) classify(log *samplelog.Log, final bool) {
 		}
 	}
 	cut := monoNow() - uint64(classifyLag)
+	if c.drain != nil {
+		// Decode the drained walks old enough to judge (all of them at the end) in ring
+		// order, since a record rebuilds its shared frames from its chain's earlier walks,
+		// and judge them a batch at a time, so that only a batch is ever held decoded. Walk
+		// starts interleave across threads: one a little younger than the cut holds back
+		// the older ones behind it until the next round.
+		for c.backlog.Len() > 0 {
+			n := 0
+			for n < min(c.backlog.Len(), decodeBatch) && (final || c.backlog.TsNs(n) <= cut) {
+				n++
+			}
+			if n == 0 {
+				break
+			}
+			st, _ := log.DecodeRaw(&c.backlog, n, fn)
+			c.stats.Add(st)
+			c.consumePending(final, cut)
+		}
+		if final {
+			// What the agent wrote after the drain's last copy comes after the backlog.
+			st, _ := log.ReadFinal(fn)
+			c.stats.Add(st)
+		}
+	}
+	c.consumePending(final, cut)
+}
+
+// decodeBatch: drained walks decoded and judged at a time (64 MiB of 2,048-frame walks).
+const decodeBatch = 2048
+
+// consumePending judges the decoded walks older than cut (all of them when final).
+func (c *collector) consumePending(final bool, cut uint64) {
 	n := 0
 	for _, r := range c.pending {
 		if !final && r.TsNs > cut {
@@ -357,6 +396,9 @@ func (c *collector) classify(log *samplelog.Log, final bool) {
 // consume passes one walk to every check.
 func (c *collector) consume(r *samplelog.Record) {
 	c.cls.Add(r)
+	// The collector's reference to r's frames (recycled, samplelog.Log.RecycleFrames) passes to
+	// the tail, which gives back the one it drops; the checks above took their own if they keep r.
+	c.tail[c.ntail%tailLen].Release()
 	c.tail[c.ntail%tailLen] = r
 	c.ntail++
 	c.ks.Add(r, c.errName)

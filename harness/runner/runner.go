@@ -207,6 +207,9 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 		return nil, fmt.Errorf("sample log: %w", err)
 	}
 	defer log.Close()
+	// Deep walks' frames go back to the reader once judged (samplelog/recycle.go): the
+	// collector, the differential and the reference oracle take and give back references.
+	log.RecycleFrames()
 	col := newCollector(dir, &e)
 	col.doctor = opt.DoctorStacks
 	col.reqs = out.reqs

@@ -13,13 +13,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 )
 
 var errMainThread = errors.New("the goroutine ran on the main thread, which never ends: the test shows nothing")
 
 // The test binary's main goroutine keeps the process's main thread, which the runtime
 // never ends: a goroutine that locks a thread below then gets another one, which it ends.
-func init() { runtime.LockOSThread() }
+//
+// Every run of this package's tests poisons recycled walk frames on their last release
+// (samplelog.PoisonRecycled): a check that read a walk after giving it back would judge
+// poison (method 0xdeadbeef, frame type 0xdead) and the real-JVM tests' verdicts would fail.
+func init() {
+	runtime.LockOSThread()
+	samplelog.PoisonRecycled.Store(true)
+}
 
 // The JVM is started with Pdeathsig, which the kernel sends when the thread that forked it
 // ends. A run's goroutine may call start on a thread that a locked goroutine later ends (the

@@ -240,7 +240,7 @@ func tornBase(t *testing.T, tornAt int) int {
 			unbased++
 		default:
 			if o.r.Seq != 0 {
-				m.delivered(o.r.Tid, o.r.Seq, o.r.Shared, o.r.Frames)
+				m.delivered(o.r.Tid, o.r.Seq, o.r.Shared, o.r.Frames, nil)
 			}
 			want = append(want, o.r)
 		}

@@ -34,6 +34,7 @@ type Log struct {
 	chains    map[uint32]*chainBase
 	recSlab   []Record
 	frameSlab []Frame
+	free      *freeLists // deep walks' frames, recycled (RecycleFrames); nil: off
 }
 
 // Open maps the sample log at path read-write and checks its header.

@@ -41,6 +41,8 @@ type Record struct {
 	At      uint16
 	From    uint16
 	BaseSeq uint32
+
+	buf *frameBuf // Frames' recycled buffer (Log.RecycleFrames), nil otherwise
 }
 
 // Stats counts what one Read consumed. Bytes+UnbasedBytes+TornBytes+CorruptBytes is the
@@ -107,6 +109,31 @@ func (l *Log) ReadFinal(fn func(r *Record) error) (Stats, error) {
 // the agent can reuse the space. When fn fails, reading stops after that record (it was
 // delivered, so it is consumed) and the error is returned.
 func (l *Log) read(final bool, grace time.Duration, fn func(r *Record) error) (Stats, error) {
+	maxDepth := l.load(offMaxDepth)
+	return l.scan(final, grace, func(pos, n uint64, st *Stats) error {
+		rec := l.decode(pos, l.recordBytes(pos, n), maxDepth)
+		return l.deliver(rec, n, st, fn)
+	})
+}
+
+// deliver counts a decoded record (nil: unbased) and hands it to fn.
+func (l *Log) deliver(rec *Record, n uint64, st *Stats, fn func(r *Record) error) error {
+	if rec == nil {
+		st.Unbased++
+		st.UnbasedBytes += n
+		return nil
+	}
+	st.Records++
+	st.Bytes += n
+	st.SharedFrames += uint64(rec.Shared)
+	return fn(rec)
+}
+
+// scan walks the ring from read_cursor, calling take for every committed record of
+// believable length (its position and length), then publishes the new read_cursor so the
+// agent can reuse the space. When take fails, scanning stops after that record (it is
+// consumed) and the error is returned.
+func (l *Log) scan(final bool, grace time.Duration, take func(pos, n uint64, st *Stats) error) (Stats, error) {
 	var st Stats
 	rc := l.load(offReadCursor)
 	wc := l.load(offWriteCursor)
@@ -114,7 +141,6 @@ func (l *Log) read(final bool, grace time.Duration, fn func(r *Record) error) (S
 		return st, fmt.Errorf("sample log %s: inconsistent cursors: read %d, write %d, ring %d bytes", l.path, rc, wc, l.ringSize)
 	}
 	maxLen := l.maxRecordLen()
-	maxDepth := l.load(offMaxDepth)
 	mask := l.ringSize - 1
 	pos := rc
 	var err error
@@ -127,17 +153,8 @@ func (l *Log) read(final bool, grace time.Duration, fn func(r *Record) error) (S
 		believable := n >= RecordHeaderSize && n%8 == 0 && n <= maxLen && n <= wc-pos
 		switch {
 		case committed && believable:
-			rec := l.decode(pos, n, maxDepth)
+			err = take(pos, n, &st)
 			pos += n
-			if rec == nil {
-				st.Unbased++
-				st.UnbasedBytes += n
-				break
-			}
-			st.Records++
-			st.Bytes += n
-			st.SharedFrames += uint64(rec.Shared)
-			err = fn(rec)
 		case !committed && !final && !l.stallExpired(pos, grace):
 			st.Pending = true
 		case !committed && believable:
@@ -192,6 +209,9 @@ type chainBase struct {
 	frames  []Frame
 	deepSeq uint32
 	deep    []Frame
+	// With recycling, the references the chain holds to its bases' buffers (nil for bases
+	// carved from the slabs).
+	framesBuf, deepBuf *frameBuf
 }
 
 // walk is the held walk of record seq, nil when the reader holds none.
@@ -208,13 +228,19 @@ func (c *chainBase) walk(seq uint32) []Frame {
 }
 
 // delivered records a walk handed out as the chain's record seq.
-func (c *chainBase) delivered(tid, seq uint32, shared uint16, frames []Frame) {
+func (c *chainBase) delivered(tid, seq uint32, shared uint16, frames []Frame, buf *frameBuf) {
+	// References are taken before the ones given back: the new walk may replace itself.
 	if tid != c.tid {
-		c.deepSeq, c.deep = 0, nil
+		c.deepBuf.release()
+		c.deepSeq, c.deep, c.deepBuf = 0, nil, nil
 	}
-	c.tid, c.seq, c.frames = tid, seq, frames
+	buf.retain()
+	c.framesBuf.release()
+	c.tid, c.seq, c.frames, c.framesBuf = tid, seq, frames, buf
 	if shared == 0 || c.deepSeq == 0 || len(frames) >= len(c.deep) {
-		c.deepSeq, c.deep = seq, frames
+		buf.retain()
+		c.deepBuf.release()
+		c.deepSeq, c.deep, c.deepBuf = seq, frames, buf
 	}
 }
 
@@ -258,11 +284,20 @@ func (l *Log) newRecord() *Record {
 	return r
 }
 
-// frames returns n frames of their own (cap n: appending to them never reaches a neighbour).
-func (l *Log) frames(n int) []Frame {
+// frames returns n frames of their own (cap n: appending to them never reaches a neighbour),
+// and their recycled buffer when they come from one (a reference for the record).
+func (l *Log) frames(n int) ([]Frame, *frameBuf) {
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
+	if l.free != nil && n >= recycleMin {
+		b := l.free.get(n)
+		return b.frames[:n:n], b
+	}
+	return l.slabFrames(n), nil
+}
+
+func (l *Log) slabFrames(n int) []Frame {
 	if n > len(l.frameSlab) {
 		if n >= frameSlab/4 {
 			return make([]Frame, n)
@@ -274,22 +309,27 @@ func (l *Log) frames(n int) []Frame {
 	return f
 }
 
-// decode copies the record of length n at pos out of the ring, rebuilding its shared frames
+// decode copies the record b (read at pos) out of the ring, rebuilding its shared frames
 // from the walk it names; nil when it cannot be rebuilt (unbased). maxDepth, when non-zero,
 // bounds the walk.
-func (l *Log) decode(pos, n, maxDepth uint64) *Record {
+// recordBytes is the record of length n at pos: in place in the ring, or copied to scratch
+// when it wraps around the ring's end (valid until the next call).
+func (l *Log) recordBytes(pos, n uint64) []byte {
 	off := pos & (l.ringSize - 1)
-	var b []byte
 	if off+n <= l.ringSize {
-		b = l.ring[off : off+n]
-	} else {
-		if uint64(cap(l.scratch)) < n {
-			l.scratch = make([]byte, n)
-		}
-		b = l.scratch[:n]
-		k := copy(b, l.ring[off:])
-		copy(b[k:], l.ring)
+		return l.ring[off : off+n]
 	}
+	if uint64(cap(l.scratch)) < n {
+		l.scratch = make([]byte, n)
+	}
+	b := l.scratch[:n]
+	k := copy(b, l.ring[off:])
+	copy(b[k:], l.ring)
+	return b
+}
+
+func (l *Log) decode(pos uint64, b []byte, maxDepth uint64) *Record {
+	n := uint64(len(b))
 	le := binary.LittleEndian
 	tid, walker := le.Uint32(b[recTid:]), le.Uint16(b[recWalker:])
 	seq, slot, baseSeq := le.Uint32(b[recSeq:]), le.Uint16(b[recSlot:]), le.Uint32(b[recBaseSeq:])
@@ -318,7 +358,7 @@ func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 			return nil
 		}
 	}
-	frames := l.frames(fresh + int(shared))
+	frames, buf := l.frames(fresh + int(shared))
 	fb := b[RecordHeaderSize:]
 	for i, j := 0, 0; i < fresh; i, j = i+1, j+1 {
 		if j == int(at) {
@@ -331,7 +371,7 @@ func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 		copy(frames[at:int(at)+int(shared)], src[from:int(from)+int(shared)])
 	}
 	if base != nil {
-		base.delivered(tid, seq, shared, frames)
+		base.delivered(tid, seq, shared, frames, buf)
 	}
 	r := l.newRecord()
 	*r = Record{
@@ -352,6 +392,7 @@ func (l *Log) decode(pos, n, maxDepth uint64) *Record {
 		At:         at,
 		From:       from,
 		BaseSeq:    baseSeq,
+		buf:        buf,
 	}
 	return r
 }
