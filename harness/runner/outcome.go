@@ -156,6 +156,9 @@ func readWorkloadOutput(res *results.Results, dir string) {
 	}
 }
 
+// crashing: the JVM has begun an hs_err log in the run directory (-XX:ErrorFile).
+func crashing(dir string) bool { return len(crash.FindLogs(dir)) > 0 }
+
 // handlerLoad is what the thread table says about the handlers at one moment.
 type handlerLoad struct {
 	at        time.Time

@@ -257,6 +257,17 @@ loop:
 			lastBeat, lastBeatAt = h.HeartbeatCount, time.Now()
 			atBeat = takeHandlerLoad(log, proc.cmd.Process.Pid)
 		}
+		if crashing(dir) {
+			// The JVM is writing its hs_err log: a crash in progress, judged when it exits. A
+			// crash inside the handler leaves the thread's handler entry open while the log is
+			// written, and on a loaded machine that took longer than stuckWalk: a crash
+			// reported as a hang of the walker (TestReproExitCodes under make test's load).
+			if time.Now().After(hardDeadline) {
+				proc.kill()
+				break
+			}
+			continue
+		}
 		if !sampling.IsZero() && h.AgentState == samplelog.StateSampling && time.Since(lastBeatAt) > opt.HangTimeout {
 			// Silence is a hang unless the handlers themselves were the load: see judgeSilence.
 			if note := judgeSilence(atBeat, takeHandlerLoad(log, proc.cmd.Process.Pid), opt.HangTimeout); note.overload != "" {

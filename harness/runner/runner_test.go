@@ -108,6 +108,23 @@ func TestInjectedSegvIsACrashFinding(t *testing.T) {
 	assert.Contains(t, string(tail), "walks before the crash")
 }
 
+// A JVM that crashes in the handler keeps the handler entry open while it writes its hs_err
+// log; on a loaded machine that outlasted the hang judge, and a crash was reported as a
+// walk that never returns. -XX:OnError holds the dying JVM (after the log is written) for
+// longer than the hang timeout and the stuck-walk limit together.
+func TestSlowCrashReportIsACrash(t *testing.T) {
+	j := jdksUnderTest(t)[0]
+	e := testEpisode("recursion", 1500)
+	e.Inject = "segv@300"
+	e.JVMFlags = append(e.JVMFlags, "-XX:OnError=sleep 7")
+	dir := filepath.Join(t.TempDir(), "run")
+	res, err := Run(context.Background(), e, j, Options{Dir: dir, HangTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, results.Crash, res.Outcome, res.Reason)
+	require.NotNil(t, res.Crash)
+	assert.Contains(t, res.Crash.Title, "wf_inject_fault")
+}
+
 func TestInjectedHangIsAHangFinding(t *testing.T) {
 	j := jdksUnderTest(t)[0]
 	e := testEpisode("recursion", 30000)
