@@ -261,6 +261,16 @@ tried:
     return shared;
 }
 
+void wf_log_prefetch(const struct wf_chain *c) {
+    uint64_t pos = __atomic_load_n(&wf_hdr->write_cursor, __ATOMIC_RELAXED);
+    __builtin_prefetch(ring + (pos & ring_mask), 1, 3);
+    __builtin_prefetch(ring + ((pos + 64) & ring_mask), 1, 3);
+    if (c && c->base && c->nbase) {
+        __builtin_prefetch(c->base + c->nbase - 1, 0, 3);
+        __builtin_prefetch(c->base + c->nbase - 5, 0, 3);
+    }
+}
+
 int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame **frames, int nframes) {
     struct wf_frame *walk = *frames;
     if (!c || !c->base || !c->deep || nframes <= 0 || (uint32_t)nframes > c->cap || nframes > 0xffff ||

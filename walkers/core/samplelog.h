@@ -45,6 +45,10 @@ struct wf_chain {
  * or -1 when the ring was full. Buffers: base, deep and spare hold two distinct ones besides
  * *frames (the chain starts with base == deep and a spare). */
 int wf_log_append_chain(struct wf_chain *c, struct wf_record *r, struct wf_frame **frames, int nframes);
+/* Signal-safe (prefetches only; an address outside any mapping is ignored): asks for the
+ * ring's lines at the write cursor and the root-most frames of c's base, which the next
+ * append writes and compares, so they arrive while the walk runs. */
+void wf_log_prefetch(const struct wf_chain *c);
 /* Outside signal context (the service thread's tick, and once at map time): touches the
  * ring's pages up to `ahead` bytes past the write cursor for writing, so that appends do not
  * take the first-touch page faults of the ring's first lap. */

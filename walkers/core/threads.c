@@ -1,6 +1,7 @@
 /* Tracked threads: each Java thread we sample gets a wf_thread, made on the thread itself
  * (ThreadStart/VMInit) so the signal handler finds it through initial-exec TLS. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,10 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     struct wf_log_thread *stats = wf_log_thread_slot((int)slot);
     if (!stats || slot >= WF_MAX_THREADS) return NULL;
 
-    struct wf_thread *t = calloc(1, sizeof *t);
+    /* Aligned to a cache line: the handler prefetches its first lines by address. */
+    struct wf_thread *t = aligned_alloc(64, (sizeof *t + 63) & ~(size_t)63);
     if (!t) return NULL;
+    memset(t, 0, sizeof *t);
     t->frames = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     t->deferred = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     if (wf_cfg->mode == WF_MODE_CPU_WALL) t->frames_nested = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
@@ -68,6 +71,7 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     }
     if (thread) t->ref = (*jni)->NewGlobalRef(jni, thread);
     t->tid = (uint32_t)syscall(SYS_gettid);
+    t->errno_ptr = &errno;
     t->slot = (int)slot;
     t->jni = jni;
     t->stats = stats;

@@ -25,6 +25,7 @@ struct wf_thread {
     int slot;
     JNIEnv *jni;
     struct wf_log_thread *stats; /* this thread's slot in the shared log */
+    int *errno_ptr;              /* the thread's errno (its address never changes), for the handler */
     jthread ref;                 /* global ref, for JVMTI calls made about this thread */
     struct wf_frame *frames;     /* depth entries, level 0's walkers write here in the handler */
     struct wf_frame *frames_nested; /* depth entries, for a walk in a nested handler (two engines only, else NULL) */
