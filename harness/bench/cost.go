@@ -65,6 +65,7 @@ type costSample struct {
 	Requested   uint64  // signals owed on the workload's threads
 	Delivered   uint64  // signals delivered there
 	HandlerNs   uint64  // handler time on the workload's threads
+	OverheadP50 float64 // the walker's overhead_ns p50: the handler's bookkeeping outside the walk
 	DeliveredWF uint64
 }
 
@@ -154,6 +155,7 @@ func (s *suite) costRun(ctx context.Context, j jdk.JDK, workload string, arm cos
 		return cs, fmt.Errorf("run %s: the workload reported no throughput", dir)
 	}
 	addThreads(&cs, res.Threads)
+	cs.OverheadP50 = float64(res.OverheadNs[walker.VMStructs].P50)
 	if log, err := samplelog.Open(filepath.Join(dir, "samples.bin")); err == nil {
 		cs.LogBytes = log.Header().WriteCursor
 		log.Close()
@@ -299,6 +301,7 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 	share := func(c costSample) float64 { return ratio(c.HarnessCPU, c.WallS) }
 	perK := func(c costSample) float64 { return ratio(c.HarnessCPU*1e6, float64(c.Records)) } // ms per 1000
 	bytesPerWalk := func(c costSample) float64 { return ratio(float64(c.LogBytes), float64(c.Records)) }
+	overhead := func(c costSample) float64 { return c.OverheadP50 }
 	target10ms, target100us, targetWalks := ">= 0.97", ">= 0.35", ">= 14000"
 	if workload == "recursion" {
 		target100us, targetWalks = ">= 0.25", ">= 13500"
@@ -334,6 +337,8 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 		{"fidelity_100us_jitter0_", "100us_jitter0", fidelity, "delivered/requested", "", "on the workload's threads, jitter 0"},
 		{"handler_us_per_signal_100us_", "100us", handlerUs, "us", "", "handler wall time per delivered signal on the workload's threads (walk, bookkeeping, re-arm)"},
 		{"handler_us_per_signal_100us_jitter0_", "100us_jitter0", handlerUs, "us", "", "the same with jitter 0"},
+		{"handler_overhead_p50_ns_100us_jitter0_", "100us_jitter0", overhead, "ns", "<= 150", "p50 of the handler's bookkeeping outside the walk (results.json overhead_ns: before the walk plus one append), jitter 0"},
+		{"handler_overhead_p50_ns_100us_", "100us", overhead, "ns", "", "the same with the seed's jitter (its re-arm's ioctl is timed apart and left out)"},
 		{"harness_cpu_share_100us_", "100us", share, "CPUs", "", "the harness process's own CPU time / the run's wall time (the JVM not included)"},
 		{"harness_cpu_share_10ms_", "10ms", share, "CPUs", "", "the same at 10 ms"},
 		{"harness_cpu_ms_per_1k_records_100us_", "100us", perK, "ms", "", "harness CPU per 1000 sample-log records read, classified and checked"},
