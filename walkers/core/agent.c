@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "agent_thread.h"
 #include "base.h"
+#include "clock.h"
 #include "config.h"
 #include "driver.h"
 #include "fault.h"
@@ -97,6 +98,7 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
         /* A thread inside our handler for seconds (a walker wedged, or spinning) is a hang
          * even when the VM itself keeps going: stop the heartbeat so the harness sees it. */
         wf_methods_relist(j, jni);
+        wf_clock_tick();
         if (wf_threads_tick()) continue;
         struct wf_log_header *hdr = wf_log_header();
         __atomic_store_n(&hdr->heartbeat_ns, wf_now_ns(), __ATOMIC_RELEASE);
@@ -113,6 +115,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
      * 20 us interval: the JVM died 258 ms in, "killed by profiling timer expired", a crash of
      * walkfuzz's making filed as a finding.) */
     wf_walkers_vm_init(j, jni);
+    wf_clock_init();
     wf_budget_init();
     if (wf_fault_install() || (walkers && wf_handler_install())) {
         fail("cannot install signal handlers");

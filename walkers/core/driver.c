@@ -211,9 +211,9 @@ static void take_pending(void) {
 
 /* cpu mode, at the handler's end: nothing when the handler took less than an interval (the
  * kernel re-armed the running event at its overflow); else the next period from now. */
-static void rearm_continuous(struct wf_thread *t) {
+static void rearm_continuous(struct wf_thread *t, uint64_t now) {
     uint64_t since = __atomic_load_n(&t->handler_since, __ATOMIC_RELAXED); /* level 0's entry */
-    uint64_t spent = since ? wf_now_ns() - since : 0;
+    uint64_t spent = since && now > since ? now - since : 0;
     int slow = spent >= slow_handler_ns();
     if (!slow && !wf_cfg->jitter_pct) return;
     /* The period starts again from here: what the event counted during this handler is no
@@ -227,12 +227,12 @@ static void rearm_continuous(struct wf_thread *t) {
 
 /* Called from the signal handler: re-arm the engine that sent sig with the next (jittered)
  * period. */
-void wf_driver_rearm(struct wf_thread *t, int sig) {
+void wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now) {
     if (wf_driver_stopping()) return;
     if (wf_driver_is_cpu_signal(sig)) {
         if (t->perf_fd < 0) return;
         if (cpu_continuous()) {
-            rearm_continuous(t);
+            rearm_continuous(t, now);
             return;
         }
         if (t->n_levels) {

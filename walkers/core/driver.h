@@ -15,8 +15,9 @@ int wf_driver_stopping(void);
 /* Outside signal context: fold the thread's task clock into its counters (cpu mode). */
 void wf_driver_account(struct wf_thread *t);
 /* Called from the signal handler: re-arm with the next (jittered) period (one ioctl or
- * timer_settime: the driver's own syscall). */
-void wf_driver_rearm(struct wf_thread *t, int sig);
+ * timer_settime: the driver's own syscall). now: the handler's clock (clock.h), which the
+ * continuous cpu engine compares with the handler's entry. */
+void wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now);
 /* Signal-safe: whether sig comes from the cpu engine (re-armed at the handler's end). */
 int wf_driver_is_cpu_signal(int sig);
 

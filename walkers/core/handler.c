@@ -15,6 +15,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "base.h"
+#include "clock.h"
 #include "config.h"
 #include "driver.h"
 #include "handler.h"
@@ -148,37 +149,46 @@ static sigset_t only_signo, only_signo2;
  * the cache: its thread's state, the shared counters slot, the log's cursor line, the
  * configuration. Taken one after the other those misses were most of the handler's own time
  * (p50 ~400 ns of bookkeeping on loops at 100 us); asked for all at once, first thing, they
- * overlap each other and the entry's clock read. Prefetches have no architectural effect
+ * overlap each other. Prefetches have no architectural effect
  * (a bad address is ignored), so they are signal-safe. */
 static inline void prefetch_hot(const struct wf_thread *t, const struct wf_log_header *hdr) {
     const char *p = (const char *)t; /* 64-byte aligned (threads.c) */
+    const char *st = (const char *)wf_thread_self_stats(); /* TLS, not t->stats: no wait on t */
+    if (st) __builtin_prefetch(st + 64, 1, 3);
     for (int i = 0; i < 5; i++) __builtin_prefetch(p + 64 * i, 1, 3);
     if (hdr) __builtin_prefetch(&hdr->write_cursor, 1, 3);
     __builtin_prefetch(&wf_cfg->mode, 0, 3);
     __builtin_prefetch(&wf_cfg->remote_pct, 0, 3);
-    __builtin_prefetch((const char *)t->stats + 64, 1, 3); /* needs line 0: issued last */
+    __builtin_prefetch(&total_budget_ns, 0, 3);
 }
 
 void wf_handler(int sig, siginfo_t *si, void *ucv) {
+    /* First: overhead_ns counts the handler's own time from here. The handler's clock
+     * (clock.h): one cache line and rdtscp, no vDSO call; errno untouched. */
+    struct wf_clk clk;
+    uint64_t t0 = wf_clk_start(&clk);
     struct wf_thread *t = wf_thread_self();      /* initial-exec TLS load */
     struct wf_log_header *hdr = wf_log_header(); /* the mapping's address, set before signals */
     if (t) prefetch_hot(t, hdr);
     /* errno through the address the thread cached at registration: no call into libc. */
     int *errp = t ? t->errno_ptr : &errno;
     int saved_errno = *errp;
-    uint64_t t0 = wf_now_ns();
     if (!t || wf_driver_stopping()) {
         if (hdr) __atomic_fetch_add(&hdr->no_thread, 1, __ATOMIC_RELAXED);
         goto out;
     }
     int level = t->in_handler;
+    /* On a timed signal (every 16th): the clock after the last append, from which the tail
+     * (the budget's charge, the counters, the handler's exit; the re-arm's syscall excluded)
+     * is timed for the thread's next records. 0 on other signals. */
+    uint64_t tail_from = 0;
     uint64_t nested_before = t->nested_ns; /* level 0: nested levels' time is charged by them */
     int cpu_engine = wf_driver_is_cpu_signal(sig);
     if (level) {
         __atomic_fetch_add(&hdr->nested, 1, __ATOMIC_RELAXED);
         if (level >= WF_NEST_MAX || !t->frames_nested) {
             /* Not walked; a one-shot engine (cpu, jittered timer) still needs its re-arm. */
-            if (wf_cfg->mode == WF_MODE_CPU_WALL) wf_driver_rearm(t, sig);
+            if (wf_cfg->mode == WF_MODE_CPU_WALL) wf_driver_rearm(t, sig, wf_clk_now(&clk));
             goto out;
         }
     }
@@ -214,9 +224,9 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * bookkeeping: timed apart and left out of overhead_ns. */
     uint64_t rearm_ns = 0;
     if (!cpu_engine) {
-        uint64_t r0 = wf_now_ns();
-        wf_driver_rearm(t, sig);
-        rearm_ns = wf_now_ns() - r0;
+        uint64_t r0 = wf_clk_now(&clk);
+        wf_driver_rearm(t, sig, r0);
+        rearm_ns = wf_clk_now(&clk) - r0;
     }
 
     if (over_budget(t, t0)) {
@@ -248,9 +258,10 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * walks, per walker one after its walk and one after its append (the next walk's start;
      * after the last walker's append only on every 16th signal, when the append is timed),
      * and one at the end: 4 per signal with one walker in cpu mode (5 when timed; 8 before). */
-    uint64_t now = wf_now_ns();
-    /* overhead_ns: this signal's bookkeeping before its first walk (re-arm excluded), plus
-     * one append as last timed on this thread (an append cannot time itself). */
+    uint64_t now = wf_clk_now(&clk);
+    /* overhead_ns: this signal's bookkeeping from the handler's first instruction to its first
+     * walk (re-arm excluded), plus one append and one tail as last timed on this thread (a
+     * record cannot time what follows its own commit). */
     uint32_t pre = (uint32_t)(now - t0 - rearm_ns);
     int timed = (sample & 15) == 1; /* the thread's first signal is timed too */
     uint64_t append_total = 0;
@@ -269,7 +280,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     if (!level && wf_cfg->mode == WF_MODE_CPU_WALL) {
         nestable = sig == wf_cfg->signo ? &only_signo2 : &only_signo;
         pthread_sigmask(SIG_UNBLOCK, nestable, NULL); /* async-signal-safe (rt_sigprocmask) */
-        now = wf_now_ns(); /* the walk's clock starts after the syscall */
+        now = wf_clk_now(&clk); /* the walk's clock starts after the syscall */
     }
     if (!level) wf_log_prefetch(&t->chains[0]);
     for (int k = 0; k < wf_nwalkers; k++) {
@@ -286,7 +297,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
             /* Walked on the remote-walk thread: its start and time inside walk() are the
              * record's; the rest of the park (post, wake-ups, copy back) is the handoff,
              * added to overhead_ns. */
-            w1 = wf_now_ns();
+            w1 = wf_clk_now(&clk);
             n = rr.result;
             wf_walk_note = rr.note;
             wflags |= WF_REC_REMOTE;
@@ -295,7 +306,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
             w0 = rr.start;
         } else {
             n = wf_walkers[w]->walk(&ctx, frames, wf_cfg->depth);
-            w1 = wf_now_ns();
+            w1 = wf_clk_now(&clk);
             walk_ns = (uint32_t)(w1 - w0);
         }
         now = w1;
@@ -308,7 +319,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
             .walk_ns = walk_ns,
             .result = n,
             .region = region,
-            .overhead_ns = pre + t->last_append_ns + handoff_ns,
+            .overhead_ns = pre + t->last_append_ns + t->last_tail_ns + handoff_ns,
             .sample = sample,
             .slot = (uint16_t)t->slot,
         };
@@ -328,19 +339,27 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
             wf_log_append_record(&r, frames, n > 0 ? n : 0);
         }
         if (timed || k + 1 < wf_nwalkers) {
-            now = wf_now_ns();
+            now = wf_clk_now(&clk);
             append_total += now - w1;
             appends++;
         }
     }
     if (nestable) pthread_sigmask(SIG_BLOCK, nestable, NULL);
-    if (timed && appends) t->last_append_ns = (uint32_t)(append_total / (uint64_t)appends);
+    if (timed && appends) {
+        t->last_append_ns = (uint32_t)(append_total / (uint64_t)appends);
+        if (!level) tail_from = now; /* read after the last append on a timed signal */
+    }
     if (!level && wf_cfg->reference_pct && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
         wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
 
-done:
-    if (cpu_engine) wf_driver_rearm(t, sig);
-    uint64_t spent = wf_now_ns() - t0;
+done:;
+    uint64_t rearm_tail = 0;
+    if (cpu_engine) {
+        uint64_t q0 = wf_clk_now(&clk);
+        wf_driver_rearm(t, sig, q0);
+        if (tail_from) rearm_tail = wf_clk_now(&clk) - q0;
+    }
+    uint64_t spent = wf_clk_now(&clk) - t0;
     if (level) {
         charge(t, spent);
         t->nested_ns += spent; /* one level of nesting at most writes it (WF_NEST_MAX 2) */
@@ -352,6 +371,7 @@ done:
         __atomic_store_n(&st->handler_since, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&t->handler_since, 0, __ATOMIC_RELAXED);
     }
+    if (tail_from) t->last_tail_ns = (uint32_t)(wf_clk_now(&clk) - tail_from - rearm_tail);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->in_handler = level;
     wf_fault_jmp = saved_fault_jmp;

@@ -15,9 +15,13 @@
 #include "walkers.h"
 
 static __thread struct wf_thread *wf_self WF_TLS;
+/* The thread's counters slot beside it, so the handler can prefetch the slot at its entry
+ * without waiting for the wf_thread's first line (t->stats). */
+static __thread struct wf_log_thread *wf_self_stats WF_TLS;
 
 /* Signal-safe: an initial-exec TLS load. */
 struct wf_thread *wf_thread_self(void) { return wf_self; }
+struct wf_log_thread *wf_thread_self_stats(void) { return wf_self_stats; }
 
 static struct wf_thread *registry[WF_MAX_THREADS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -86,6 +90,7 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     pthread_mutex_unlock(&reg_lock);
     __atomic_fetch_add(&wf_log_header()->threads_registered, 1, __ATOMIC_RELAXED);
 
+    wf_self_stats = stats;
     wf_self = t;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (arm && wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);

@@ -56,7 +56,8 @@ struct wf_thread {
     /* handler.c (handler-only state, except what the service thread reads atomically) */
     volatile int in_handler;     /* nesting depth of the handler on this thread (0 = outside) */
     volatile uint64_t handler_since; /* CLOCK_MONOTONIC at handler entry, 0 outside it */
-    uint32_t last_append_ns;     /* cost of one log append on the previous signal */
+    uint32_t last_append_ns;     /* cost of one log append on the last timed signal */
+    uint32_t last_tail_ns;       /* the handler's time after its last append then (re-arm excluded) */
     uint64_t sample_seq;         /* signals walked on this thread */
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
@@ -95,6 +96,8 @@ static inline uint32_t wf_region_tag(struct wf_thread *t) {
 
 /* The calling thread's wf_thread, NULL if it is not tracked. A TLS load: signal-safe. */
 struct wf_thread *wf_thread_self(void);
+/* Its counters slot (t->stats), from TLS too; NULL before its registration. */
+struct wf_log_thread *wf_thread_self_stats(void);
 /* On the thread itself (ThreadStart/VMInit). arm: start the signal driver for it. */
 struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm);
 void wf_threads_unregister(void);

@@ -144,7 +144,7 @@ struct wf_record {
     uint32_t walk_ns;   /* 24 time inside the walker */
     int32_t result;     /* 28 frames returned (>= 0) or the walker's negative code */
     uint32_t region;    /* 32 known-stack region id the thread was in, 0 = none */
-    uint32_t overhead_ns; /* 36 handler bookkeeping before the commit, walker excluded */
+    uint32_t overhead_ns; /* 36 handler bookkeeping: entry to walk, plus an append and the exit as last timed; walker and re-arm excluded */
     uint64_t sample;    /* 40 process-wide signal sequence number (shared by walkers of one signal) */
     uint32_t seq;       /* 48 number in its chain (slot, walker), from 1, 0xffffffff wraps to 1;
                                 0 = standalone: in no chain, extends nothing, extended by nothing */
