@@ -3,7 +3,7 @@
  * page, all pushed out of the cache by the workload since the last signal. The vDSO computes
  * CLOCK_MONOTONIC from the TSC with a base and a rate from that page; this does the same with
  * a base and a rate of its own, kept on one cache line and refreshed by the service thread
- * every tick (50 ms), so a reading is that line and one rdtscp. The rate is measured against
+ * every tick (50 ms), so a reading is that line and one lfence+rdtsc. The rate is measured against
  * CLOCK_MONOTONIC over the last tick, so the two clocks stay within nanoseconds of each other
  * between refreshes (the kernel's NTP slew is parts per million). */
 #include <fcntl.h>

@@ -24,10 +24,11 @@ struct wf_clk {
     uint64_t tsc, ns, mult; /* mult 0: clock_gettime for every reading */
 };
 
-/* rdtscp waits for the instructions before it to execute, as the vDSO's own reading does. */
+/* lfence, then rdtsc: the reading waits for the instructions before it to execute, as the
+ * vDSO's own reading does (rdtscp would too, but some hypervisors hide it; lfence is SSE2). */
 static inline uint64_t wf_tsc(void) {
-    unsigned aux;
-    return __rdtscp(&aux);
+    _mm_lfence();
+    return __rdtsc();
 }
 
 static inline uint64_t wf_clk_now(const struct wf_clk *c) {
@@ -37,7 +38,7 @@ static inline uint64_t wf_clk_now(const struct wf_clk *c) {
     return c->ns + (uint64_t)(((unsigned __int128)(t - c->tsc) * c->mult) >> 32);
 }
 
-/* Signal-safe: rdtscp and plain loads of the published base (never a wait: a base rewritten
+/* Signal-safe: lfence+rdtsc and plain loads of the published base (never a wait: a base rewritten
  * while it was read, which takes two updates 50 ms apart, falls back to clock_gettime). The
  * TSC is read first, so the time returned is the call's start: the base's cache miss is
  * inside the handler's own time, not before it. */

@@ -164,7 +164,7 @@ static inline void prefetch_hot(const struct wf_thread *t, const struct wf_log_h
 
 void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* First: overhead_ns counts the handler's own time from here. The handler's clock
-     * (clock.h): one cache line and rdtscp, no vDSO call; errno untouched. */
+     * (clock.h): one cache line and lfence+rdtsc, no vDSO call; errno untouched. */
     struct wf_clk clk;
     uint64_t t0 = wf_clk_start(&clk);
     struct wf_thread *t = wf_thread_self();      /* initial-exec TLS load */
