@@ -302,9 +302,10 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 	perK := func(c costSample) float64 { return ratio(c.HarnessCPU*1e6, float64(c.Records)) } // ms per 1000
 	bytesPerWalk := func(c costSample) float64 { return ratio(float64(c.LogBytes), float64(c.Records)) }
 	overhead := func(c costSample) float64 { return c.OverheadP50 }
-	target10ms, target100us, targetWalks := ">= 0.97", ">= 0.35", ">= 14000"
+	// The issue asks fidelity >= 0.95 at 100 us on loops (the seed's jitter: the default run).
+	target10ms, target100us, targetWalks, targetFidelity := ">= 0.97", ">= 0.35", ">= 14000", ">= 0.95"
 	if workload == "recursion" {
-		target100us, targetWalks = ">= 0.25", ">= 13500"
+		target100us, targetWalks, targetFidelity = ">= 0.25", ">= 13500", ""
 	}
 	var ms []Metric
 	ran := func(arm string) bool {
@@ -333,7 +334,7 @@ func costMetrics(workload string, major int, reps []costRep) []Metric {
 	}{
 		{"walks_per_s_100us_", "100us", walksPerS, "walks/s", targetWalks, "walks on the workload's threads per second of the workload, 100 us, oracles at defaults"},
 		{"walks_per_s_100us_jitter0_", "100us_jitter0", walksPerS, "walks/s", "", "the same with jitter 0"},
-		{"fidelity_100us_", "100us", fidelity, "delivered/requested", "", "on the workload's threads"},
+		{"fidelity_100us_", "100us", fidelity, "delivered/requested", targetFidelity, "on the workload's threads"},
 		{"fidelity_100us_jitter0_", "100us_jitter0", fidelity, "delivered/requested", "", "on the workload's threads, jitter 0"},
 		{"handler_us_per_signal_100us_", "100us", handlerUs, "us", "", "handler wall time per delivered signal on the workload's threads (walk, bookkeeping, re-arm)"},
 		{"handler_us_per_signal_100us_jitter0_", "100us_jitter0", handlerUs, "us", "", "the same with jitter 0"},

@@ -67,6 +67,9 @@ func TestCostMetrics(t *testing.T) {
 	if m := got["walks_per_s_100us_loops_jdk17"]; m.Target != ">= 14000" || !strings.HasPrefix(m.Note, "pass:") {
 		t.Errorf("walks_per_s: target %q note %q", m.Target, m.Note)
 	}
+	if m := got["fidelity_100us_loops_jdk17"]; m.Target != ">= 0.95" || !strings.HasPrefix(m.Note, "FAIL:") {
+		t.Errorf("fidelity: target %q note %q", m.Target, m.Note)
+	}
 	if m := got["kept_10ms_loops_jdk17"]; !strings.Contains(m.Note, "0.980, 0.900, 0.990") {
 		t.Errorf("kept_10ms note lacks the repetitions: %q", m.Note)
 	}
@@ -80,6 +83,10 @@ func TestCostMetrics(t *testing.T) {
 		case "walks_per_s_100us_recursion_jdk25":
 			if m.Target != ">= 13500" || !strings.HasPrefix(m.Note, "pass:") {
 				t.Errorf("recursion walks target %q note %q", m.Target, m.Note)
+			}
+		case "fidelity_100us_recursion_jdk25":
+			if m.Target != "" {
+				t.Errorf("recursion fidelity has a target %q; the issue sets one for loops only", m.Target)
 			}
 		}
 	}
