@@ -36,10 +36,13 @@ func chainWalk(i int) []Frame {
 
 // chainRecord is record i as cwriter's chain mode writes it: chain i%4 is slot 1+c/2 (tid
 // 100+slot), walker c%2.
-func chainRecord(i int) (*Record, int) {
+func chainRecord(i int) (*Record, int) { return chainRecordOf(i, chainWalk) }
+
+// chainRecordOf is chainRecord with the frames of walk(i).
+func chainRecordOf(i int, walk func(int) []Frame) (*Record, int) {
 	c := i % 4
 	slot := 1 + c/2
-	f := chainWalk(i)
+	f := walk(i)
 	r := &Record{Tid: uint32(100 + slot), Walker: uint16(c % 2), Flags: uint16(i % 4), TsNs: uint64(i) * 1000,
 		WalkNs: uint32(500 + i), Result: int32(len(f)), Region: uint32(i % 3), OverheadNs: uint32(i * 3),
 		Sample: uint64(i), Slot: uint16(slot), Frames: f}
@@ -47,6 +50,26 @@ func chainRecord(i int) (*Record, int) {
 		r.Result = -3
 	}
 	return r, c
+}
+
+// agentDeepWalk is cwriter.c's deep_walk: a few leaf frames over hundreds of root-most ones, one
+// of which (at a position that moves from walk to walk) differs, so shared runs are long and
+// end anywhere inside a block of eight frames (the agent compares eight at a time).
+func agentDeepWalk(i int) []Frame {
+	depth, top := 200+(i*37)%300, 1+i%3
+	changed := (i * 13) % depth
+	var f []Frame
+	for k := 0; k < top; k++ {
+		f = append(f, Frame{Bci: int32(i + k), Type: 1, Method: 0x7f000000a000 + uint64(k)*8})
+	}
+	for k := depth - 1; k >= 0; k-- {
+		bci := int32(k % 11)
+		if k == changed {
+			bci = int32(1000 + i)
+		}
+		f = append(f, Frame{Bci: bci, Type: 0, Method: 0x7f000000b000 + uint64(k%50)*8})
+	}
+	return f
 }
 
 // plain is r without what only the encoding decides, for comparing walks.
@@ -409,9 +432,50 @@ func TestChainWrapAndKeep(t *testing.T) {
 }
 
 // TestChainWriterMatchesAgent: the agent's wf_log_append_chain and Writer.AppendChained
-// write byte-identical logs, and the reader rebuilds every walk from the agent's.
+// write byte-identical logs, and the reader rebuilds every walk from the agent's; with the
+// agent's run comparisons in their AVX2 form (where the CPU has it) and in the plain one.
 func TestChainWriterMatchesAgent(t *testing.T) {
 	bin := buildCWriter(t)
+	for _, simd := range []string{"1", "0"} {
+		t.Run("simd"+simd, func(t *testing.T) {
+			t.Setenv("WF_LOG_SIMD", simd)
+			testChainWriterMatchesAgent(t, bin)
+		})
+	}
+}
+
+// TestChainDeepWriterMatchesAgent: the same on deep walks, whose long shared runs the
+// agent's comparisons take eight frames at a time, in both their forms.
+func TestChainDeepWriterMatchesAgent(t *testing.T) {
+	bin := buildCWriter(t)
+	for _, simd := range []string{"1", "0"} {
+		t.Run("simd"+simd, func(t *testing.T) {
+			t.Setenv("WF_LOG_SIMD", simd)
+			chains := make([]Chain, 4)
+			for c := range chains {
+				chains[c].Cap = 512
+			}
+			var want []*Record
+			cl := agentAndWriter(t, bin, "deep", 1<<22, 400, false, func(w *Writer, i int) {
+				r, c := chainRecordOf(i, agentDeepWalk)
+				if w.AppendChained(&chains[c], r) == nil {
+					want = append(want, r)
+				}
+			})
+			got, st := readAll(t, cl)
+			require.Len(t, got, len(want))
+			for k := range want {
+				assert.Equal(t, plain(want[k]), plain(got[k]), "record %d", k)
+			}
+			assert.Zero(t, st.Unbased)
+			assert.Zero(t, cl.Header().DroppedRecords)
+			// Most of each walk is shared with an earlier one of its chain.
+			assert.Greater(t, st.SharedFrames, uint64(len(want))*100, "shared frames")
+		})
+	}
+}
+
+func testChainWriterMatchesAgent(t *testing.T, bin string) {
 	for _, tt := range []struct {
 		name  string
 		n     int

@@ -8,6 +8,9 @@
 
 /* Maps the log at path (creating it when it does not exist). 0, or -1 with a reason. */
 int wf_log_map(const char *path, char *err, size_t errlen);
+/* Whether appends compare runs with AVX2 where the CPU has it (wf_log_map turns it on); before
+ * any signal only. Tests turn it off to check the plain form. */
+void wf_log_set_simd(int on);
 /* The mapped header, NULL before wf_log_map succeeded. Its counters are updated with atomics. */
 struct wf_log_header *wf_log_header(void);
 /* Records a setup error in the header and marks the agent failed (outside signal context). */

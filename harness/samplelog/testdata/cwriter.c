@@ -60,18 +60,34 @@ static int chain_walk(int i, struct wf_frame *f) {
     return n;
 }
 
+/* Walk i of agentDeepWalk() in chain_test.go: a deep stack (hundreds of frames) whose root-most
+ * part holds one changed frame at a position that moves from walk to walk, under a few leaf
+ * frames: the shared runs are long and end anywhere inside a block of eight frames. */
+static int deep_walk(int i, struct wf_frame *f) {
+    int depth = 200 + (i * 37) % 300, top = 1 + i % 3, n = 0;
+    int changed = (i * 13) % depth; /* numbered from the root */
+    for (int k = 0; k < top; k++)
+        f[n++] = (struct wf_frame){.bci = i + k, .type = 1, .method = 0x7f000000a000ull + (uint64_t)k * 8};
+    for (int k = depth - 1; k >= 0; k--)
+        f[n++] = (struct wf_frame){.bci = k == changed ? 1000 + i : k % 11, .type = 0,
+                                   .method = 0x7f000000b000ull + (uint64_t)(k % 50) * 8};
+    return n;
+}
+
 /* cwriter append LOG N DRAIN: record i has i%13 frames (0: an error code), every field a
  * function of i, like walk() in helpers_test.go. DRAIN=1 consumes after each append.
  * cwriter chain LOG N DRAIN: the agent's chained appends of chainWalk(i) on two threads
  * (slots 1 and 2, tid 100 + slot), two walkers each, as chain_test.go writes them with
- * Writer.AppendChained. */
+ * Writer.AppendChained.
+ * cwriter deep LOG N DRAIN: the same with agentDeepWalk(i) and chains of 512 frames.
+ * WF_LOG_SIMD=0 in the environment: the agent's plain run comparisons instead of AVX2. */
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "offsets")) {
         offsets();
         return 0;
     }
-    if (argc != 5 || (strcmp(argv[1], "append") && strcmp(argv[1], "chain"))) {
-        fprintf(stderr, "usage: cwriter offsets | cwriter append|chain LOG N DRAIN\n");
+    if (argc != 5 || (strcmp(argv[1], "append") && strcmp(argv[1], "chain") && strcmp(argv[1], "deep"))) {
+        fprintf(stderr, "usage: cwriter offsets | cwriter append|chain|deep LOG N DRAIN\n");
         return 2;
     }
     char err[256];
@@ -79,16 +95,20 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
+    /* WF_LOG_SIMD=0: the plain run comparisons instead of the AVX2 ones wf_log_map chose. */
+    const char *simd = getenv("WF_LOG_SIMD");
+    if (simd && !strcmp(simd, "0")) wf_log_set_simd(0);
     int n = atoi(argv[3]), drain = atoi(argv[4]);
-    if (!strcmp(argv[1], "chain")) {
-        enum { cap = 64 };
+    if (!strcmp(argv[1], "chain") || !strcmp(argv[1], "deep")) {
+        int deep = !strcmp(argv[1], "deep");
+        enum { cap = 512 }; /* chain: Chain.Cap 64 in chain_test.go; deep: 512 */
         static struct wf_frame bufs[9][cap];
         struct wf_chain chains[4];
         for (int c = 0; c < 4; c++)
-            chains[c] = (struct wf_chain){.base = bufs[2 * c], .deep = bufs[2 * c], .spare = bufs[2 * c + 1], .cap = cap};
+            chains[c] = (struct wf_chain){.base = bufs[2 * c], .deep = bufs[2 * c], .spare = bufs[2 * c + 1], .cap = deep ? cap : 64};
         struct wf_frame *walk = bufs[8];
         for (int i = 0; i < n; i++) {
-            int c = i % 4, slot = 1 + c / 2, nf = chain_walk(i, walk);
+            int c = i % 4, slot = 1 + c / 2, nf = deep ? deep_walk(i, walk) : chain_walk(i, walk);
             struct wf_record r = {.tid = (uint32_t)(100 + slot), .walker = (uint16_t)(c % 2), .flags = (uint16_t)(i % 4),
                                   .ts_ns = (uint64_t)i * 1000, .walk_ns = (uint32_t)(500 + i), .result = nf ? nf : -3,
                                   .region = (uint32_t)(i % 3), .overhead_ns = (uint32_t)(i * 3), .sample = (uint64_t)i,
