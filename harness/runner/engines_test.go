@@ -51,22 +51,31 @@ func TestTwoEnginesReenterASGCT(t *testing.T) {
 // The crash-protected walker re-entered with its reads failing: a nested walk's (real or
 // injected) fault must jump back into the nested walk, and the outer walk's protection must
 // survive it, so the outer walk's own faults still end in its error code.
+//
+// 100 ppm: a 2,048-frame walk makes ~10,000 protected reads, so at 1,000 ppm nearly every
+// deep walk ended in a fault and only 333-2,000 walks a run reached the known-stack oracle,
+// where one mismatch is 0.05-0.3% and the 0.2% bound below could not be judged (one failure
+// in ~30 runs, one mismatch:frame of 333). At 100 ppm a run still injects ~12,000 faults and
+// ends ~1,700 walks with them, nested ones among them, and 6,800-8,000 walks are compared.
 func TestTwoEnginesReenterVMStructsWithReadFaults(t *testing.T) {
 	j := jdksUnderTest(t)[0]
 	e := testEpisode("recursion", 4000)
 	e.Walkers = []string{"asgct", "vmstructs"}
 	e.Signals.Mode = episode.ModeCPUWall
 	e.Signals.Signal2 = episode.SignalWall
-	e.Perturb.ReadFaultPPM = 1000
+	e.Perturb.ReadFaultPPM = 100
 	require.NoError(t, e.Validate())
 	res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
 	require.NoError(t, err)
 	s := res.Signals
-	t.Logf("JDK %s asgct+vmstructs cpu+wall, 1000 ppm read faults: outcome %s, nested %d, nested walked %d, faults injected %d, vmstructs %v, known stack: vmstructs %v asgct %v",
-		j.Version, res.Outcome, s.Nested, s.NestedWalked, s.ReadFaultsInjected, res.Classes["vmstructs"], res.KnownStack["vmstructs"], res.KnownStack["asgct"])
+	t.Logf("JDK %s asgct+vmstructs cpu+wall, %d ppm read faults: outcome %s, nested %d, nested walked %d, faults injected %d, vmstructs %v, known stack: vmstructs %v asgct %v",
+		j.Version, e.Perturb.ReadFaultPPM, res.Outcome, s.Nested, s.NestedWalked, s.ReadFaultsInjected, res.Classes["vmstructs"], res.KnownStack["vmstructs"], res.KnownStack["asgct"])
 	require.Equal(t, results.OK, res.Outcome, res.Reason)
 	assert.Greater(t, s.NestedWalked, uint64(0))
 	assert.Greater(t, s.ReadFaultsInjected, uint64(0))
+	assert.Greater(t, res.Classes["vmstructs"]["error:fault"]+res.KnownStack["vmstructs"]["error:fault"], uint64(0),
+		"no walk ended in an injected fault")
 	mis, cmp := knownMismatchShare(res, "vmstructs")
+	assert.GreaterOrEqual(t, cmp, uint64(1000), "too few walks compared with the known stacks to judge 0.2%%")
 	assert.LessOrEqual(t, mis, 0.002, "vmstructs named wrong frames (%d compared)", cmp)
 }
