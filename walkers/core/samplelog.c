@@ -198,16 +198,25 @@ static inline int same(const struct wf_frame *a, const struct wf_frame *b) {
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-/* Whether the run comparisons below take their AVX2 form: decided once in wf_log_map, before
- * any signal, from the CPUID bits libgcc cached at load; a plain load afterwards. On deep
- * walks the comparison is most of an append: 2,048 frames (64 KiB read from two buffers)
- * took ~2,100 cycles with the compiler's 16-byte loop and ~1,250 with four 32-byte compares
- * per eight frames (hot buffers). */
+#endif
+/* Whether the run comparisons take their AVX2 form: decided once in wf_log_map, before any
+ * signal, from the CPUID bits libgcc cached at load; a plain load afterwards. On deep walks
+ * the comparison is most of an append: 2,048 frames (64 KiB read from two buffers) took
+ * ~2,100 cycles with the compiler's 16-byte loop and ~1,250 with four 32-byte compares per
+ * eight frames (hot buffers). */
 static int simd_avx2;
 
+/* Eight frames (128 bytes) of p and q equal? Plain loads of the thread's own buffers. */
+static inline int same8(const struct wf_frame *p, const struct wf_frame *q) {
+    const wf_word *x = (const wf_word *)p, *y = (const wf_word *)q;
+    uint64_t d = 0;
+    for (int i = 0; i < 16; i++) d |= x[i] ^ y[i];
+    return !d;
+}
+
+#if defined(__x86_64__)
 void wf_log_set_simd(int on) { simd_avx2 = on && __builtin_cpu_supports("avx2"); }
 
-/* Eight frames (128 bytes) of p and q equal? Plain loads of the thread's own buffers. */
 __attribute__((target("avx2"))) static inline int same8_avx2(const void *p, const void *q) {
     const __m256i *x = p, *y = q;
     __m256i d0 = _mm256_xor_si256(_mm256_loadu_si256(x), _mm256_loadu_si256(y));
@@ -218,11 +227,11 @@ __attribute__((target("avx2"))) static inline int same8_avx2(const void *p, cons
     return _mm256_testz_si256(d, d);
 }
 
-/* How many leading blocks of eight frames match, from the end (back) or from the start. The
- * compiler ends it with vzeroupper, so the interrupted code's SSE never pays for dirty upper
- * halves (the kernel saved and restores its vector state across the signal anyway). */
-__attribute__((target("avx2"))) static uint32_t match8_avx2(const struct wf_frame *x, const struct wf_frame *y,
-                                                            uint32_t m, int back) {
+/* blocks8 in AVX2. The compiler ends it with vzeroupper, so the interrupted code's SSE never
+ * pays for dirty upper halves (the kernel saved and restores its vector state across the
+ * signal anyway). */
+__attribute__((target("avx2"))) static uint32_t blocks8_avx2(const struct wf_frame *x, const struct wf_frame *y,
+                                                             uint32_t m, int back) {
     uint32_t k = 0;
     if (back) {
         while (k + 8 <= m && same8_avx2(x - (k + 8), y - (k + 8))) k += 8;
@@ -235,28 +244,28 @@ __attribute__((target("avx2"))) static uint32_t match8_avx2(const struct wf_fram
 void wf_log_set_simd(int on) { (void)on; }
 #endif
 
+/* How many of the first m frames from x and y on (back: of the m frames before x and y, from
+ * the end) match, counted in whole blocks of eight only. It only skips ahead: the callers
+ * finish frame by frame, so a block reported different that is not costs bytes, never a
+ * wrong walk. */
+static uint32_t blocks8(const struct wf_frame *x, const struct wf_frame *y, uint32_t m, int back) {
+#if defined(__x86_64__)
+    if (simd_avx2) return blocks8_avx2(x, y, m, back);
+#endif
+    uint32_t k = 0;
+    if (back) {
+        while (k + 8 <= m && same8(x - (k + 8), y - (k + 8))) k += 8;
+    } else {
+        while (k + 8 <= m && same8(x + k, y + k)) k += 8;
+    }
+    return k;
+}
+
 /* How many frames the tails of a[0, na) and b[0, nb) have in common, compared from the end
- * (the root) up. Plain loads of the thread's own buffers; eight frames at a time while they
- * match (AVX2 where the CPU has it, else a loop the compiler vectorises), then frame by
- * frame. */
+ * (the root) up: eight frames at a time while they match, then frame by frame. */
 static uint32_t common_tail(const struct wf_frame *a, uint32_t na, const struct wf_frame *b, uint32_t nb) {
     uint32_t m = na < nb ? na : nb;
-#if defined(__x86_64__)
-    if (simd_avx2) {
-        uint32_t k = match8_avx2(a + na, b + nb, m, 1);
-        while (k < m && same(a + na - 1 - k, b + nb - 1 - k)) k++;
-        return k;
-    }
-#endif
-    const wf_word *x = (const wf_word *)(a + na), *y = (const wf_word *)(b + nb);
-    uint32_t k = 0;
-    while (k + 8 <= m) {
-        const wf_word *p = x - 2 * (k + 8), *q = y - 2 * (k + 8);
-        uint64_t d = 0;
-        for (int i = 0; i < 16; i++) d |= p[i] ^ q[i];
-        if (d) break;
-        k += 8;
-    }
+    uint32_t k = blocks8(a + na, b + nb, m, 1);
     while (k < m && same(a + na - 1 - k, b + nb - 1 - k)) k++;
     return k;
 }
@@ -266,22 +275,7 @@ static uint32_t common_tail(const struct wf_frame *a, uint32_t na, const struct 
 static uint32_t common_run(const struct wf_frame *a, uint32_t na, uint32_t i, const struct wf_frame *b, uint32_t nb,
                            uint32_t j) {
     uint32_t left = na - i < nb - j ? na - i : nb - j;
-#if defined(__x86_64__)
-    if (simd_avx2) {
-        uint32_t k = match8_avx2(a + i, b + j, left, 0);
-        while (k < left && same(a + i + k, b + j + k)) k++;
-        return k;
-    }
-#endif
-    const wf_word *x = (const wf_word *)(a + i), *y = (const wf_word *)(b + j);
-    uint32_t k = 0;
-    while (k + 8 <= left) {
-        const wf_word *p = x + 2 * k, *q = y + 2 * k;
-        uint64_t d = 0;
-        for (int w = 0; w < 16; w++) d |= p[w] ^ q[w];
-        if (d) break;
-        k += 8;
-    }
+    uint32_t k = blocks8(a + i, b + j, left, 0);
     while (k < left && same(a + i + k, b + j + k)) k++;
     return k;
 }
