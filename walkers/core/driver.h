@@ -20,5 +20,11 @@ void wf_driver_account(struct wf_thread *t);
 void wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now);
 /* Signal-safe: whether sig comes from the cpu engine (re-armed at the handler's end). */
 int wf_driver_is_cpu_signal(int sig);
+/* Signal-safe (two loads, one store to the thread's own word): at level 0's entry, note
+ * the continuous cpu event's seqlock word, so the re-arm can tell whether the thread was
+ * scheduled out inside the handler (driver.c). */
+static inline void wf_driver_enter(struct wf_thread *t) {
+    if (t->perf_page) t->perf_seq0 = t->perf_page->lock;
+}
 
 #endif

@@ -204,6 +204,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
          * from a thread that merely keeps entering the handler (overload). */
         __atomic_store_n(&t->handler_since, t0, __ATOMIC_RELAXED);
         __atomic_store_n(&st->handler_since, t0, __ATOMIC_RELAXED);
+        wf_driver_enter(t);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
     }
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <time.h>
 #include <ucontext.h>
+#include <linux/perf_event.h>
 #include <jvmti.h>
 #include "wf_samplelog.h"
 #include "samplelog.h"
@@ -41,10 +42,12 @@ struct wf_thread {
     timer_t timer;
     int has_timer;
     uint64_t timer_requested;    /* cpu+wall: signals the wall engine owed (handler writes, account reads) */
-    uint64_t restart_wall_ns;    /* continuous cpu: wall time of the handlers that restarted the period
-                                    (handler writes, account reads) */
-    uint64_t acct_raw, acct_mono, acct_restart; /* continuous cpu, account only: the last reading */
-    uint64_t restart_cpu_ns;     /* continuous cpu, account only: restarted handlers' CPU time, estimated */
+    uint64_t restart_cpu_ns;     /* continuous cpu: CPU time of the handlers that restarted the period
+                                    (handler writes, account reads; driver.c) */
+    /* continuous cpu: the event's user page, mapped read-only (NULL if the mapping failed). The
+     * kernel rewrites it each time the thread is scheduled in, bumping its seqlock word. */
+    const volatile struct perf_event_mmap_page *perf_page;
+    uint32_t perf_seq0;          /* the page's seqlock word at level 0's entry (handler.c) */
     /* knownstack.c: known-stack region the thread is in (0 = none). KnownStack also writes it
      * from Java, with opaque stores through a direct buffer over these 4 bytes (no JNI call).
      * A region entered lazily carries WF_REGION_LAZY and a provisional id; its stack is
