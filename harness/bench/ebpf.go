@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -62,7 +63,12 @@ func measureEBPF(ctx context.Context, j jdk.JDK, freqHz, maxDepth, recursion int
 		return m, err
 	}
 	defer tg.kill()
-	defer os.Remove(ebpf.PerfMapPath(tg.pid()))
+	tmp, err := os.MkdirTemp("", "wf-ebpf-bench-")
+	if err != nil {
+		return m, err
+	}
+	defer os.RemoveAll(tmp)
+	perfMap := filepath.Join(tmp, "perf.map")
 	if err := tg.waitWorkers(30 * time.Second); err != nil {
 		return m, err
 	}
@@ -85,10 +91,10 @@ func measureEBPF(ctx context.Context, j jdk.JDK, freqHz, maxDepth, recursion int
 	}
 	m.JVMCPUs = (cpu1 - cpu0).Seconds() / m.Stats.Duration.Seconds()
 	m.ExpectedPerS = float64(freqHz) * m.JVMCPUs
-	if err := ebpf.DumpPerfMap(j.Path, tg.pid()); err != nil {
+	if err := ebpf.DumpPerfMap(j.Path, tg.pid(), perfMap); err != nil {
 		return m, err
 	}
-	sym, err := ebpf.NewSymbolizer(tg.pid(), "")
+	sym, err := ebpf.NewSymbolizer(tg.pid(), perfMap)
 	if err != nil {
 		return m, err
 	}

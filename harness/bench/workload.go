@@ -79,4 +79,5 @@ func (w *workloadJVM) wait() error {
 func (w *workloadJVM) kill() {
 	w.cmd.Process.Kill()
 	w.cmd.Wait()
+	jdk.RemovePidFiles(w.cmd.Process.Pid)
 }

@@ -156,8 +156,14 @@ dispatch:
 			break
 		}
 		g.Go(func() error {
-			defer func() { <-slots }()
-			return r.one(gctx, i, e)
+			err := r.one(gctx, i, e)
+			if err == nil {
+				<-slots
+			}
+			// An error ends the campaign: its slot stays taken, so the loop above cannot start
+			// another run before the group cancels gctx (it did, under load: a fourth harness
+			// error in a row was reported instead of the third).
+			return err
 		})
 	}
 	err := g.Wait()

@@ -360,3 +360,13 @@ func versionMatches(version, spec string) bool {
 func Find(major int) (JDK, error) {
 	return Pick(Discover(), strconv.Itoa(major))
 }
+
+// RemovePidFiles removes what a JVM that has exited may leave in /tmp under its pid: the
+// attach socket jcmd made it open (the ebpf walker's perf map dump), which HotSpot removes
+// itself only on a normal exit, and its perf map. HotSpot puts both in /tmp whatever TMPDIR
+// says. Call it only after the process has been reaped.
+func RemovePidFiles(pid int) {
+	for _, f := range []string{fmt.Sprintf("/tmp/.java_pid%d", pid), fmt.Sprintf("/tmp/perf-%d.map", pid)} {
+		os.Remove(f)
+	}
+}

@@ -1,6 +1,7 @@
 package jdk
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,4 +217,16 @@ func TestAskAgentOnStockJDK(t *testing.T) {
 	require.NoError(t, j.AskAgent(art.Agent))
 	assert.Equal(t, "", j.StackAPI)
 	assert.Equal(t, "agent", j.StackAPIFrom)
+}
+
+func TestRemovePidFilesRemovesAttachSocketAndPerfMap(t *testing.T) {
+	const pid = 1<<22 + 77 // above the kernel's largest pid_max: no process has it
+	files := []string{fmt.Sprintf("/tmp/.java_pid%d", pid), fmt.Sprintf("/tmp/perf-%d.map", pid)}
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(f, nil, 0o600))
+	}
+	RemovePidFiles(pid)
+	for _, f := range files {
+		assert.NoFileExists(t, f)
+	}
 }

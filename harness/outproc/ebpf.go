@@ -2,6 +2,7 @@ package outproc
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -73,10 +74,11 @@ func (s *ebpfSession) stop(env *Env, pid int, exited bool) {
 		s.notes = append(s.notes, "ebpf: the JVM exited before its code could be symbolized")
 		return
 	}
-	if err := ebpf.DumpPerfMap(env.JDK.Path, pid); err != nil {
+	perfMap := filepath.Join(env.Dir, "perf.map") // kept with the run, for triage
+	if err := ebpf.DumpPerfMap(env.JDK.Path, pid, perfMap); err != nil {
 		s.notes = append(s.notes, "ebpf: perf map: "+err.Error())
 	}
-	sym, err := ebpf.NewSymbolizer(pid, "")
+	sym, err := ebpf.NewSymbolizer(pid, perfMap)
 	if err != nil {
 		s.notes = append(s.notes, "ebpf: "+err.Error())
 		return

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,7 +61,7 @@ func TestJavaRoots(t *testing.T) {
 // without it nearly every walk is truncated:short. (On a quiet machine 95%+; a run on a
 // machine loaded by two campaigns saw 86.3% for ebpf on JDK 25, 432 walks truncated:short,
 // where 90% failed; why load shortens those walks is not established.)
-func runOnLoops(t *testing.T, walker string, check func(j jdk.JDK) error) {
+func runOnLoops(t *testing.T, walker string, check func(j jdk.JDK) error, after func(t *testing.T, dir string, before []string)) {
 	all := jdk.Discover()
 	for _, major := range []string{"17", "25"} {
 		t.Run("jdk"+major, func(t *testing.T) {
@@ -72,9 +74,14 @@ func runOnLoops(t *testing.T, walker string, check func(j jdk.JDK) error) {
 			}
 			e := testEpisode("loops", 5000)
 			e.Walkers = []string{walker}
-			res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+			dir := filepath.Join(t.TempDir(), "run")
+			before := deadJVMFiles(t)
+			res, err := Run(context.Background(), e, j, Options{Dir: dir})
 			require.NoError(t, err)
 			require.Equal(t, results.OK, res.Outcome, res.Reason)
+			if after != nil {
+				after(t, dir, before)
+			}
 			t.Logf("notes: %v", res.Notes)
 			seen := 0
 			for key, cls := range res.Classes {
@@ -97,7 +104,7 @@ func runOnLoops(t *testing.T, walker string, check func(j jdk.JDK) error) {
 }
 
 func TestJFROnLoopsJVM(t *testing.T) {
-	runOnLoops(t, JFR, func(jdk.JDK) error { return nil })
+	runOnLoops(t, JFR, func(jdk.JDK) error { return nil }, nil)
 }
 
 func TestEBPFOnLoopsJVM(t *testing.T) {
@@ -106,5 +113,29 @@ func TestEBPFOnLoopsJVM(t *testing.T) {
 			return fmt.Errorf("ebpf: %w", err)
 		}
 		return nil
+	}, func(t *testing.T, dir string, before []string) {
+		// The JVM's perf map is moved into the run directory, and neither it nor the attach
+		// socket jcmd made the JVM open is left in /tmp.
+		assert.FileExists(t, filepath.Join(dir, "perf.map"))
+		assert.Subset(t, before, deadJVMFiles(t), "the run left its JVM's files in /tmp")
 	})
+}
+
+// deadJVMFiles lists what JVMs that no longer run left in /tmp under their pid: perf maps
+// (perf-<pid>.map) and attach sockets (.java_pid<pid>). A JVM of another package's test may
+// be between its dump and its exit: its pid still runs, and its files are not counted.
+func deadJVMFiles(t *testing.T) []string {
+	var dead []string
+	for _, pat := range []string{"/tmp/perf-*.map", "/tmp/.java_pid*"} {
+		m, err := filepath.Glob(pat)
+		require.NoError(t, err)
+		for _, f := range m {
+			digits := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(filepath.Base(f), "perf-"), ".java_pid"), ".map")
+			pid, err := strconv.Atoi(digits)
+			if err == nil && syscall.Kill(pid, 0) == syscall.ESRCH {
+				dead = append(dead, f)
+			}
+		}
+	}
+	return dead
 }

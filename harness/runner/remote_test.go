@@ -55,8 +55,14 @@ func checkRemote(t *testing.T, res *results.Results, name string) {
 		name, all, rw.Walks, 100*float64(rw.Walks)/float64(all), okRemote, okLocal, rw.LatencyNs.P50, rw.LocalLatencyNs.P50,
 		rw.OverheadNs.P50, rw.OverheadNs.P99, res.Signals.RemoteBusy, res.Signals.RemoteTimeout,
 		ks[knownstack.RemoteTagged], ks[knownstack.RemoteMismatch], ks["tagged"], mismatches(ks))
-	// Half the signals are drawn for a remote walk; the single mailbox turns some away (busy).
-	assert.GreaterOrEqual(t, float64(rw.Walks), 0.3*float64(all), "%s: under 30%% of the walks remote (busy %d, timeouts %d)",
+	// Half the signals are drawn for a remote walk: each is walked remotely or turned away by
+	// the single mailbox (busy) or a timeout, and walked in the handler instead. How many the
+	// mailbox turns away grows with the load: 11% of all walks on a quiet machine (39-42%
+	// remote), 19-24% beside a busy loop (26-32% remote).
+	drawn := float64(rw.Walks+res.Signals.RemoteBusy+res.Signals.RemoteTimeout) / float64(all)
+	assert.InDelta(t, 0.5, drawn, 0.05, "%s: share of signals drawn for a remote walk (%d remote, busy %d, timeouts %d of %d)",
+		name, rw.Walks, res.Signals.RemoteBusy, res.Signals.RemoteTimeout, all)
+	assert.GreaterOrEqual(t, float64(rw.Walks), 0.15*float64(all), "%s: under 15%% of the walks remote (busy %d, timeouts %d)",
 		name, res.Signals.RemoteBusy, res.Signals.RemoteTimeout)
 	assert.LessOrEqual(t, rw.Walks, res.Signals.RemoteWalks, "every remote record was counted by the agent")
 	assert.InDelta(t, okLocal, okRemote, 0.05, "%s: complete share of remote walks %v vs local", name, rw.Classes)

@@ -158,6 +158,7 @@ func start(dir string, j jdk.JDK, args []string) (*process, error) {
 		p.err = cmd.Wait()
 		out.Close()
 		errf.Close()
+		jdk.RemovePidFiles(cmd.Process.Pid)
 		close(p.done)
 	}()
 	if err := <-started; err != nil {

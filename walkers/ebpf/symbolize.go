@@ -82,11 +82,24 @@ func newSymbolizer(ms []mapping, pm *PerfMap) *Symbolizer {
 func PerfMapPath(pid int) string { return fmt.Sprintf("/tmp/perf-%d.map", pid) }
 
 // DumpPerfMap asks a running JVM to write its perf map now (jcmd Compiler.perfmap, JDK
-// 17+). It writes PerfMapPath as the JVM sees its own pid.
-func DumpPerfMap(javaHome string, pid int) error {
+// 17+) and moves it to dst. The JVM writes PerfMapPath as it sees its own pid; that file is
+// removed whatever happens, so no run leaves one behind in /tmp.
+func DumpPerfMap(javaHome string, pid int, dst string) error {
+	src := PerfMapPath(pid)
+	defer os.Remove(src)
 	out, err := exec.Command(filepath.Join(javaHome, "bin", "jcmd"), strconv.Itoa(pid), "Compiler.perfmap").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Command executed successfully") {
 		return fmt.Errorf("jcmd %d Compiler.perfmap: %v: %s", pid, err, strings.TrimSpace(string(out)))
+	}
+	if os.Rename(src, dst) == nil {
+		return nil
+	}
+	b, err := os.ReadFile(src) // another file system
+	if err != nil {
+		return fmt.Errorf("perf map: %w", err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		return fmt.Errorf("perf map: %w", err)
 	}
 	return nil
 }
