@@ -49,11 +49,15 @@ type Signals struct {
 	// the agent's remote-walk thread while the signalled thread waited parked in its handler,
 	// and those made in the handler instead because the remote-walk thread was busy with
 	// another thread's walk or did not pick the job up within 20 ms.
-	RemoteWalks   uint64  `json:"remote_walks,omitempty"`
-	RemoteBusy    uint64  `json:"remote_busy,omitempty"`
-	RemoteTimeout uint64  `json:"remote_timeout,omitempty"`
-	Fidelity      float64 `json:"fidelity"` // delivered / requested
-	Note          string  `json:"note,omitempty"`
+	RemoteWalks   uint64 `json:"remote_walks,omitempty"`
+	RemoteBusy    uint64 `json:"remote_busy,omitempty"`
+	RemoteTimeout uint64 `json:"remote_timeout,omitempty"`
+	// CPURestarts (cpu mode without jitter): handlers whose own CPU time ran out the period.
+	// Each took back the signal raised meanwhile and restarted the period, and its time is
+	// left out of requested. A handler the scheduler merely preempted is not one.
+	CPURestarts uint64  `json:"cpu_restarts,omitempty"`
+	Fidelity    float64 `json:"fidelity"` // delivered / requested
+	Note        string  `json:"note,omitempty"`
 }
 
 // Remote is one walker's walks of another thread (results.Remote).

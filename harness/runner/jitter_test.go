@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,15 +25,36 @@ import (
 func TestCPUModeKeepsItsPeriods(t *testing.T) {
 	j := jdksUnderTest(t)[0]
 	for _, c := range []struct {
-		workload string
-		jitter   int
-	}{{"loops", 50}, {"recursion", 0}} {
-		t.Run(c.workload, func(t *testing.T) {
+		name, workload string
+		jitter         int
+		hog            bool // one busy goroutine beside the JVM for the whole run
+	}{{"loops", "loops", 50, false}, {"recursion", "recursion", 0, false}, {"recursion-beside-a-busy-loop", "recursion", 0, true}} {
+		t.Run(c.name, func(t *testing.T) {
 			e := testEpisode(c.workload, 3000)
 			e.Walkers = []string{"vmstructs"}
 			e.Signals.JitterPct = c.jitter
 			dir := filepath.Join(t.TempDir(), "run")
+			stop := make(chan struct{})
+			var hog sync.WaitGroup
+			if c.hog {
+				hog.Add(1)
+				go func() {
+					defer hog.Done()
+					runtime.LockOSThread()
+					for n := 0; ; n++ {
+						if n%1_000_000 == 0 {
+							select {
+							case <-stop:
+								return
+							default:
+							}
+						}
+					}
+				}()
+			}
 			res, err := Run(context.Background(), e, j, Options{Dir: dir})
+			close(stop)
+			hog.Wait()
 			require.NoError(t, err)
 			require.Equal(t, results.OK, res.Outcome, "reason: %s", res.Reason)
 			var req, del uint64
@@ -41,11 +64,20 @@ func TestCPUModeKeepsItsPeriods(t *testing.T) {
 					del += th.Delivered
 				}
 			}
-			require.Greater(t, req, uint64(10000), "two busy threads for 3 s at 100 us owe tens of thousands of signals")
+			require.Greater(t, req, uint64(5000), "two busy threads for 3 s at 100 us owe thousands of signals, even on a shared core")
 			f := float64(del) / float64(req)
-			t.Logf("%s, jitter %d%%: workload threads delivered %d of %d requested (%.3f)", c.workload, c.jitter, del, req, f)
+			t.Logf("%s, jitter %d%%: workload threads delivered %d of %d requested (%.3f); %d handlers ran out their period",
+				c.name, c.jitter, del, req, f, res.Signals.CPURestarts)
 			assert.GreaterOrEqual(t, f, 0.88, "the periods came late: delivered %d of %d", del, req)
 			assert.LessOrEqual(t, f, 1.05, "more signals than the task clock owes: %d of %d", del, req)
+			if c.jitter == 0 {
+				// A recursion walk takes 10-30 us of a 100 us period: a handler that runs out
+				// its period is rare (47-51 of ~45,000 signals, busy loop or not). Calling a
+				// handler slow after an eighth of the interval, as the driver once did, counted
+				// 18,142 of 40,849 and read 0.817 (checked by planting it back).
+				assert.LessOrEqual(t, float64(res.Signals.CPURestarts), 0.005*float64(res.Signals.Delivered),
+					"handlers counted as running out their period: %d of %d delivered", res.Signals.CPURestarts, res.Signals.Delivered)
+			}
 		})
 	}
 }

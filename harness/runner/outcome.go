@@ -100,6 +100,7 @@ func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, l
 		RemoteWalks:        h.RemoteWalks,
 		RemoteBusy:         h.RemoteBusy,
 		RemoteTimeout:      h.RemoteTimeout,
+		CPURestarts:        h.CPURestarts,
 	}
 	if h.Requested > 0 {
 		res.Signals.Fidelity = float64(h.Delivered) / float64(h.Requested)

@@ -56,6 +56,7 @@ const (
 	offRemoteWalks       = 736
 	offRemoteBusy        = 744
 	offRemoteTimeout     = 752
+	offCPURestarts       = 760
 )
 
 // Byte offsets of struct wf_log_thread fields.

@@ -174,6 +174,9 @@ type Header struct {
 	// Remote walks (remote_pct): walks made on the agent's remote-walk thread, and walks
 	// made locally because its mailbox was busy or it did not pick the job up in time.
 	RemoteWalks, RemoteBusy, RemoteTimeout uint64
+	// CPURestarts (continuous cpu mode): handlers whose own CPU time ran out the period, each
+	// of which took its signal back and restarted the period.
+	CPURestarts uint64
 }
 
 // Header returns a snapshot of the header. Counters are loaded atomically one by one, so
@@ -215,6 +218,7 @@ func (l *Log) Header() Header {
 		RemoteWalks:        l.load(offRemoteWalks),
 		RemoteBusy:         l.load(offRemoteBusy),
 		RemoteTimeout:      l.load(offRemoteTimeout),
+		CPURestarts:        l.load(offCPURestarts),
 	}
 	for i := 0; i < MaxWalkers; i++ {
 		off := offWalkerNames + i*WalkerNameSize

@@ -249,6 +249,7 @@ static void rearm_continuous(struct wf_thread *t, uint64_t now) {
     if (spent < slow_handler_ns()) return; /* its CPU time is less still */
     /* The running period reached its end during the handler: its signal waits, blocked. */
     if (!take_pending()) return;
+    __atomic_fetch_add(&wf_log_header()->cpu_restarts, 1, __ATOMIC_RELAXED); /* rare: a shared line is fine */
     /* The period starts again from here: what the event counted during this handler is no
      * workload time (wf_driver_account). Only this thread's level-0 handler writes it. */
     __atomic_store_n(&t->restart_cpu_ns, t->restart_cpu_ns + slow_handler_cpu(t, spent), __ATOMIC_RELAXED);

@@ -79,6 +79,8 @@ struct wf_log_header {
     uint64_t remote_walks;        /* 736 */
     uint64_t remote_busy;         /* 744 */
     uint64_t remote_timeout;      /* 752 */
+    uint64_t cpu_restarts;        /* 760 continuous cpu mode: handlers whose own CPU time ran out
+                                     the period; each took its signal back and restarted it */
 };
 
 struct wf_log_thread {
