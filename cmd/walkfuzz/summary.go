@@ -36,6 +36,9 @@ func printSummary(out io.Writer, r *results.Results) {
 	if s.Shed > 0 {
 		fmt.Fprintf(out, ", shed %d (handler-time budget spent)", s.Shed)
 	}
+	if s.CPURestarts > 0 {
+		fmt.Fprintf(out, ", %d handlers ran out their period (restarted, their time left out of requested)", s.CPURestarts)
+	}
 	fmt.Fprintln(out)
 	if s.Note != "" {
 		fmt.Fprintf(out, "  note: %s\n", s.Note)
