@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -68,7 +71,11 @@ func TestCPUModeKeepsItsPeriods(t *testing.T) {
 			f := float64(del) / float64(req)
 			t.Logf("%s, jitter %d%%: workload threads delivered %d of %d requested (%.3f); %d handlers ran out their period",
 				c.name, c.jitter, del, req, f, res.Signals.CPURestarts)
-			assert.GreaterOrEqual(t, f, 0.88, "the periods came late: delivered %d of %d", del, req)
+			// As root the events count kernel time: 0.991-0.998 quiet and beside busy loops.
+			// User time only (the fallback, TestCPUModeWithoutKernelTime) loses the overflows
+			// that fall in the kernel: 0.97 quiet, 0.877 in a loaded CI run.
+			require.False(t, res.Signals.CPUUserOnly, "as root the cpu events may count kernel time")
+			assert.GreaterOrEqual(t, f, 0.93, "the periods came late: delivered %d of %d", del, req)
 			assert.LessOrEqual(t, f, 1.05, "more signals than the task clock owes: %d of %d", del, req)
 			if c.jitter == 0 {
 				// A recursion walk takes 10-30 us of a 100 us period: a handler that runs out
@@ -80,4 +87,42 @@ func TestCPUModeKeepsItsPeriods(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Without CAP_PERFMON (perf_event_paranoid 2) the kernel refuses a task-clock event that
+// counts kernel time. The driver falls back to user time only, still samples, and says so:
+// the header's cpu_user_only, results.json's signals.cpu_user_only and its note, since
+// overflows that fall while a thread is in the kernel are lost and fidelity reads low.
+func TestCPUModeWithoutKernelTime(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the test drops CAP_PERFMON and CAP_SYS_ADMIN from a root JVM")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) is missing: cannot start a JVM without CAP_PERFMON")
+	}
+	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+	require.NoError(t, err)
+	if p := strings.TrimSpace(string(b)); p < "2" {
+		t.Skipf("kernel.perf_event_paranoid is %s: kernel time is allowed without privilege, the fallback is unreachable", p)
+	}
+	j := jdksUnderTest(t)[0]
+	// A JDK whose bin/java execs the real one without the two capabilities.
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "bin"), 0o755))
+	script := fmt.Sprintf("#!/bin/sh\nexec %s --bounding-set=-perfmon,-sys_admin --inh-caps=-perfmon,-sys_admin %s \"$@\"\n", setpriv, j.Java())
+	require.NoError(t, os.WriteFile(filepath.Join(home, "bin", "java"), []byte(script), 0o755))
+	dropped := j
+	dropped.Path = home
+
+	e := testEpisode("recursion", 2000)
+	e.Walkers = []string{"vmstructs"}
+	res, err := Run(context.Background(), e, dropped, Options{Dir: filepath.Join(t.TempDir(), "run")})
+	require.NoError(t, err)
+	require.Equal(t, results.OK, res.Outcome, "reason: %s", res.Reason)
+	assert.True(t, res.Signals.CPUUserOnly, "a JVM without CAP_PERFMON got kernel-time events")
+	assert.Contains(t, res.Signals.Note, "perf_event_paranoid")
+	t.Logf("user time only: delivered %d of %d requested (%.3f)", res.Signals.Delivered, res.Signals.Requested, res.Signals.Fidelity)
+	assert.Greater(t, res.Signals.Delivered, uint64(5000), "the fallback events still sample")
+	assert.InDelta(t, 0.97, res.Signals.Fidelity, 0.1)
 }

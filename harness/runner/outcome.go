@@ -105,6 +105,10 @@ func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, l
 	if h.Requested > 0 {
 		res.Signals.Fidelity = float64(h.Delivered) / float64(h.Requested)
 	}
+	if h.CPUUserOnly {
+		res.Signals.CPUUserOnly = true
+		res.Signals.Note = "the kernel refused kernel-time perf events (perf_event_paranoid >= 2 without CAP_PERFMON): cpu-mode overflows that fell while a thread was in the kernel were lost, so fidelity reads a few points low; run as root or lower kernel.perf_event_paranoid to 1"
+	}
 	if e.Signals.Mode == "cpu-timer" {
 		res.Signals.Note = "cpu-timer signals fire only at scheduler ticks (CONFIG_HZ): expirations between ticks are merged and counted as overruns"
 	}

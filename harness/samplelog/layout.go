@@ -57,6 +57,7 @@ const (
 	offRemoteBusy        = 744
 	offRemoteTimeout     = 752
 	offCPURestarts       = 760
+	offCPUUserOnly       = 768
 )
 
 // Byte offsets of struct wf_log_thread fields.

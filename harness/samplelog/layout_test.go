@@ -78,6 +78,7 @@ func TestLayoutMatchesCHeader(t *testing.T) {
 		"wf_log_header.remote_busy":          offRemoteBusy,
 		"wf_log_header.remote_timeout":       offRemoteTimeout,
 		"wf_log_header.cpu_restarts":         offCPURestarts,
+		"wf_log_header.cpu_user_only":        offCPUUserOnly,
 		"wf_log_thread.tid":                  thTid,
 		"wf_log_thread.alive":                thAlive,
 		"wf_log_thread.name":                 thName,

@@ -177,6 +177,10 @@ type Header struct {
 	// CPURestarts (continuous cpu mode): handlers whose own CPU time ran out the period, each
 	// of which took its signal back and restarted the period.
 	CPURestarts uint64
+	// CPUUserOnly: cpu mode's perf events count user time only, because the kernel refused
+	// kernel time (perf_event_paranoid >= 2 without CAP_PERFMON). An overflow that falls while
+	// the thread is in the kernel is then lost, so fewer signals come than the task clock owes.
+	CPUUserOnly bool
 }
 
 // Header returns a snapshot of the header. Counters are loaded atomically one by one, so
@@ -219,6 +223,7 @@ func (l *Log) Header() Header {
 		RemoteBusy:         l.load(offRemoteBusy),
 		RemoteTimeout:      l.load(offRemoteTimeout),
 		CPURestarts:        l.load(offCPURestarts),
+		CPUUserOnly:        l.load(offCPUUserOnly) != 0,
 	}
 	for i := 0; i < MaxWalkers; i++ {
 		off := offWalkerNames + i*WalkerNameSize

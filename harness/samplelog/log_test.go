@@ -107,7 +107,7 @@ func TestHeaderAndThreads(t *testing.T) {
 		offOverruns: 18, offThreadsRegistered: 2, offAgentPid: 4242, offStartNs: 19, offNoThread: 20,
 		offNested: 21, offMaxDepth: 64, offIntervalNs: 100000, offPerturbed: 22, offFaultsCaught: 23,
 		offReadFaults: 24, offNestedWalked: 25,
-		offRemoteWalks: 26, offRemoteBusy: 27, offRemoteTimeout: 28, offCPURestarts: 29,
+		offRemoteWalks: 26, offRemoteBusy: 27, offRemoteTimeout: 28, offCPURestarts: 29, offCPUUserOnly: 1,
 	}
 	for off, v := range counters {
 		le.PutUint64(m[off:], v)
@@ -144,6 +144,7 @@ func TestHeaderAndThreads(t *testing.T) {
 	assert.Equal(t, uint64(25), h.NestedWalked)
 	assert.Equal(t, [3]uint64{26, 27, 28}, [3]uint64{h.RemoteWalks, h.RemoteBusy, h.RemoteTimeout})
 	assert.Equal(t, uint64(29), h.CPURestarts)
+	assert.True(t, h.CPUUserOnly)
 	assert.Equal(t, "cannot find AsyncGetCallTrace", h.Error)
 	assert.Equal(t, []string{"asgct", "vmstructs"}, h.WalkerNames)
 

@@ -81,6 +81,9 @@ struct wf_log_header {
     uint64_t remote_timeout;      /* 752 */
     uint64_t cpu_restarts;        /* 760 continuous cpu mode: handlers whose own CPU time ran out
                                      the period; each took its signal back and restarted it */
+    uint64_t cpu_user_only;       /* 768 1: the kernel refused cpu mode's events kernel time
+                                     (perf_event_paranoid >= 2, no CAP_PERFMON): an overflow
+                                     while the thread is in the kernel is lost */
 };
 
 struct wf_log_thread {

@@ -23,6 +23,7 @@ static void offsets(void) {
     OFF(wf_log_header, nested_walked);
     OFF(wf_log_header, remote_walks); OFF(wf_log_header, remote_busy); OFF(wf_log_header, remote_timeout);
     OFF(wf_log_header, cpu_restarts);
+    OFF(wf_log_header, cpu_user_only);
     OFF(wf_log_thread, tid); OFF(wf_log_thread, alive); OFF(wf_log_thread, name);
     OFF(wf_log_thread, requested); OFF(wf_log_thread, delivered); OFF(wf_log_thread, walked);
     OFF(wf_log_thread, overruns); OFF(wf_log_thread, cpu_ns); OFF(wf_log_thread, handler_ns);
