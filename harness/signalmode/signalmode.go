@@ -37,23 +37,46 @@ func Probe(mode string) error {
 	return fmt.Errorf("unknown signal mode %q", mode)
 }
 
-// perfTaskClock opens the per-thread task-clock event the cpu mode samples with (user space
-// only, as the agent does, so perf_event_paranoid 2 allows it without privileges).
+// perfTaskClock opens the per-thread task-clock event the cpu mode samples with, counting
+// user time only: the agent's fallback, which perf_event_paranoid 2 allows without privileges.
 func perfTaskClock() error {
-	attr := unix.PerfEventAttr{
-		Type:   unix.PERF_TYPE_SOFTWARE,
-		Config: unix.PERF_COUNT_SW_TASK_CLOCK,
-		Sample: 100_000,
-		Bits:   unix.PerfBitDisabled | unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv,
-		Wakeup: 1,
-	}
-	attr.Size = uint32(unsafe.Sizeof(attr))
-	fd, err := unix.PerfEventOpen(&attr, unix.Gettid(), -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	fd, err := openTaskClock(true)
 	if err != nil {
 		return refused("perf_event_open(task clock)", err)
 	}
 	unix.Close(fd)
 	return nil
+}
+
+// CPUCountsKernelTime reports whether the cpu mode's events may count kernel time here (root,
+// CAP_PERFMON, or perf_event_paranoid <= 1), as the agent's driver first tries. If not, the
+// driver counts user time only, and a period that ends while a thread is in the kernel raises
+// no signal: fidelity reads a few points low (results.json signals.cpu_user_only).
+func CPUCountsKernelTime() bool {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	fd, err := openTaskClock(false)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+}
+
+func openTaskClock(userOnly bool) (int, error) {
+	bits := uint64(unix.PerfBitDisabled | unix.PerfBitExcludeHv)
+	if userOnly {
+		bits |= unix.PerfBitExcludeKernel
+	}
+	attr := unix.PerfEventAttr{
+		Type:   unix.PERF_TYPE_SOFTWARE,
+		Config: unix.PERF_COUNT_SW_TASK_CLOCK,
+		Sample: 100_000,
+		Bits:   bits,
+		Wakeup: 1,
+	}
+	attr.Size = uint32(unsafe.Sizeof(attr))
+	return unix.PerfEventOpen(&attr, unix.Gettid(), -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
 }
 
 // sigevent is struct sigevent for SIGEV_THREAD_ID (64 bytes on Linux).

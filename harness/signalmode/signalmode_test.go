@@ -83,3 +83,35 @@ func openFDs(t *testing.T) int {
 	require.NoError(t, err)
 	return len(ents)
 }
+
+// With CAP_PERFMON (root here) the cpu mode's events count kernel time; without it, at
+// perf_event_paranoid 2, the kernel refuses that and only the user-time fallback opens.
+func TestCPUCountsKernelTimeFollowsPrivilege(t *testing.T) {
+	if os.Getenv("WALKFUZZ_TEST_DROPPED") != "" {
+		os.Stdout.WriteString("kernel time: " + strconv.FormatBool(CPUCountsKernelTime()) + "\n")
+		os.Stdout.WriteString("cpu probe: " + strconv.FormatBool(Probe("cpu") == nil) + "\n")
+		return
+	}
+	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+	require.NoError(t, err)
+	paranoid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the test drops CAP_PERFMON and CAP_SYS_ADMIN from a copy of itself")
+	}
+	assert.True(t, CPUCountsKernelTime(), "root may count kernel time")
+	if paranoid < 2 {
+		t.Skipf("kernel.perf_event_paranoid is %d: anyone may count kernel time, nothing to drop", paranoid)
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) is missing: cannot drop CAP_PERFMON")
+	}
+	cmd := exec.Command(setpriv, "--bounding-set=-perfmon,-sys_admin", "--inh-caps=-perfmon,-sys_admin",
+		os.Args[0], "-test.run=^TestCPUCountsKernelTimeFollowsPrivilege$")
+	cmd.Env = append(os.Environ(), "WALKFUZZ_TEST_DROPPED=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "kernel time: false")
+	assert.Contains(t, string(out), "cpu probe: true", "the user-time event still opens")
+}
