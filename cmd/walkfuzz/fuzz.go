@@ -145,7 +145,7 @@ func (f *campaignFlags) leaveOutRefusedModes(spec *campaign.Spec, w io.Writer) e
 		return usageErr("%w: choose others with --modes", err)
 	}
 	if !spec.Refuses("cpu") && f.refused["cpu"] == nil && !signalmode.CPUCountsKernelTime() {
-		fmt.Fprintln(w, "walkfuzz: cpu mode counts user time only here (perf_event_paranoid >= 2 without CAP_PERFMON): a period that ends in the kernel raises no signal, so fidelity reads a few points low; run as root or set kernel.perf_event_paranoid to 1")
+		fmt.Fprintln(w, "walkfuzz: "+signalmode.UserOnlyNote)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/signalmode"
 )
 
 // cpu mode with jitter delivers the signals it owes. Each period is drawn among fixed levels,
@@ -76,7 +76,7 @@ func TestCPUModeKeepsItsPeriods(t *testing.T) {
 			// User time only (the fallback, TestCPUModeWithoutKernelTime) loses the overflows
 			// that fall in the kernel: 0.97 quiet, 0.877 in a loaded CI run.
 			floor := 0.93
-			if kernelTimeAllowed() {
+			if signalmode.CPUCountsKernelTime() {
 				require.False(t, res.Signals.CPUUserOnly, "the kernel allows kernel-time events here, the agent did not use them")
 			} else {
 				require.True(t, res.Signals.CPUUserOnly, "without privilege at perf_event_paranoid >= 2 the events must fall back to user time")
@@ -102,14 +102,14 @@ func TestCPUModeKeepsItsPeriods(t *testing.T) {
 // the header's cpu_user_only, results.json's signals.cpu_user_only and its note, since
 // overflows that fall while a thread is in the kernel are lost and fidelity reads low.
 func TestCPUModeWithoutKernelTime(t *testing.T) {
-	if !kernelTimeAllowed() {
+	if !signalmode.CPUCountsKernelTime() {
 		t.Skip("needs CAP_PERFMON or CAP_SYS_ADMIN (root): the test drops them from the JVM it starts")
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
 		t.Skip("setpriv (util-linux) is missing: cannot start a JVM without CAP_PERFMON")
 	}
-	if p := perfParanoid(); p < 2 {
+	if p, ok := signalmode.PerfParanoid(); ok && p < 2 {
 		t.Skipf("kernel.perf_event_paranoid is %d: kernel time is allowed without privilege, the fallback is unreachable", p)
 	}
 	j := jdksUnderTest(t)[0]
@@ -133,38 +133,4 @@ func TestCPUModeWithoutKernelTime(t *testing.T) {
 	// 0.965 quiet, 0.932-0.954 beside other test packages' JVMs, 0.877 in a loaded CI run.
 	assert.GreaterOrEqual(t, res.Signals.Fidelity, 0.75)
 	assert.LessOrEqual(t, res.Signals.Fidelity, 1.05)
-}
-
-// perfParanoid is kernel.perf_event_paranoid (2, the kernel's default, when unreadable).
-func perfParanoid() int {
-	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
-	if err != nil {
-		return 2
-	}
-	p, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 2
-	}
-	return p
-}
-
-// kernelTimeAllowed: whether the driver's task-clock events may count kernel time here:
-// with CAP_PERFMON or CAP_SYS_ADMIN in effect (the JVM inherits the test's), or at
-// perf_event_paranoid <= 1.
-func kernelTimeAllowed() bool {
-	if perfParanoid() <= 1 {
-		return true
-	}
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
-			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			const capSysAdmin, capPerfmon = 21, 38
-			return err == nil && caps&(1<<capSysAdmin|1<<capPerfmon) != 0
-		}
-	}
-	return false
 }

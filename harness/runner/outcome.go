@@ -20,6 +20,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/hang"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/signalmode"
 )
 
 func taskSnapshot(pid int) (string, error) { return hang.TakeSnapshot(pid) }
@@ -107,7 +108,7 @@ func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, l
 	}
 	if h.CPUUserOnly {
 		res.Signals.CPUUserOnly = true
-		res.Signals.Note = "the kernel refused kernel-time perf events (perf_event_paranoid >= 2 without CAP_PERFMON): cpu-mode overflows that fell while a thread was in the kernel were lost, so fidelity reads a few points low; run as root or lower kernel.perf_event_paranoid to 1"
+		res.Signals.Note = signalmode.UserOnlyNote
 	}
 	if e.Signals.Mode == "cpu-timer" {
 		res.Signals.Note = "cpu-timer signals fire only at scheduler ticks (CONFIG_HZ): expirations between ticks are merged and counted as overruns"

@@ -63,6 +63,20 @@ func CPUCountsKernelTime() bool {
 	return true
 }
 
+// UserOnlyNote says what the user-time fallback costs and how to avoid it (results.json's
+// signals.note, and walkfuzz fuzz at start).
+const UserOnlyNote = "cpu mode counts user time only here (perf_event_paranoid >= 2 without CAP_PERFMON): a period that ends while a thread is in the kernel raises no signal, so fidelity reads a few points low; run as root or set kernel.perf_event_paranoid to 1"
+
+// PerfParanoid reads kernel.perf_event_paranoid; ok is false when it cannot be read.
+func PerfParanoid() (level int, ok bool) {
+	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+	if err != nil {
+		return 0, false
+	}
+	level, err = strconv.Atoi(strings.TrimSpace(string(b)))
+	return level, err == nil
+}
+
 func openTaskClock(userOnly bool) (int, error) {
 	bits := uint64(unix.PerfBitDisabled | unix.PerfBitExcludeHv)
 	if userOnly {
@@ -111,8 +125,7 @@ func refused(call string, err error) error {
 	}
 	var hint []string
 	if strings.HasPrefix(call, "perf_event_open") {
-		b, _ := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
-		if level, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && level > 2 {
+		if level, ok := PerfParanoid(); ok && level > 2 {
 			hint = append(hint, fmt.Sprintf("kernel.perf_event_paranoid is %d: 2 lets a user open it", level))
 		}
 		hint = append(hint, "in a container grant CAP_PERFMON, or run it with seccomp=unconfined (the default seccomp profile blocks perf_event_open)")

@@ -92,10 +92,8 @@ func TestCPUCountsKernelTimeFollowsPrivilege(t *testing.T) {
 		os.Stdout.WriteString("cpu probe: " + strconv.FormatBool(Probe("cpu") == nil) + "\n")
 		return
 	}
-	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
-	require.NoError(t, err)
-	paranoid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	require.NoError(t, err)
+	paranoid, ok := PerfParanoid()
+	require.True(t, ok, "kernel.perf_event_paranoid is unreadable")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the test drops CAP_PERFMON and CAP_SYS_ADMIN from a copy of itself")
 	}
