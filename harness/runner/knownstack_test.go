@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,4 +84,34 @@ func TestKnownStackDoctoredStackIsReported(t *testing.T) {
 	require.NotNil(t, ks)
 	t.Logf("doctored: %v", ks)
 	assert.Greater(t, ks[walkclass.MismatchFrame], ks[walkclass.OK], "a swapped stack must be reported as mismatch:frame")
+}
+
+var verifyLine = regexp.MustCompile(`walkfuzz-knownstacks-verify: (\d+) records named by the agent, (\d+) differ`)
+
+// A new call path's known stack is named by the agent from the frames its lookup took
+// (JVMTI), not by StackWalker: with -Dwalkfuzz.knownstacks.verify each such record is built
+// both ways in the workload and compared byte for byte, on every workload that records
+// regions (loops and lambdas enter lazily and record at the exit, recursion at the entry).
+func TestKnownStackAgentNamesPathsAsStackWalker(t *testing.T) {
+	for _, j := range jdksUnderTest(t) {
+		for _, w := range []string{"recursion", "loops", "lambdas"} {
+			t.Run("jdk"+j.Version+"/"+w, func(t *testing.T) {
+				e := testEpisode(w, 2500)
+				e.JVMFlags = append(e.JVMFlags, "-Dwalkfuzz.knownstacks.verify=true")
+				dir := filepath.Join(t.TempDir(), "run")
+				res, err := Run(context.Background(), e, j, Options{Dir: dir})
+				require.NoError(t, err)
+				require.Equal(t, results.OK, res.Outcome, res.Reason)
+				stderr, err := os.ReadFile(filepath.Join(dir, Stderr))
+				require.NoError(t, err)
+				m := verifyLine.FindSubmatch(stderr)
+				require.NotNil(t, m, "the workload printed no verify line:\n%s", stderr)
+				named, _ := strconv.Atoi(string(m[1]))
+				differ, _ := strconv.Atoi(string(m[2]))
+				t.Logf("%d records named by the agent, %d differ", named, differ)
+				assert.GreaterOrEqual(t, named, 5, "the agent named (almost) no paths: the StackWalker fallback ran instead")
+				assert.Zero(t, differ, "the agent's record differs from StackWalker's:\n%s", stderr)
+			})
+		}
+	}
 }

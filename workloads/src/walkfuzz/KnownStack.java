@@ -11,6 +11,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,7 @@ public final class KnownStack {
     // RETAIN_CLASS_REFERENCE: on JDK 22+ StackFrame.getDescriptor() needs it (else UnsupportedOperationException).
     private static final StackWalker WALKER = StackWalker.getInstance(
             Set.of(StackWalker.Option.SHOW_HIDDEN_FRAMES, StackWalker.Option.RETAIN_CLASS_REFERENCE));
-    private static final Map<String, Integer> IDS = new HashMap<>();
+    private static final Map<Lines, Integer> IDS = new HashMap<>();
     private static final PrintStream OUT = open();
     private static final boolean AGENT = probe();
     /** The provisional ids' bit (WF_REGION_LAZY in the agent). */
@@ -65,6 +66,10 @@ public final class KnownStack {
     private static final long FLUSH_NS = 20_000_000L;
     private static long lastFlush; // guarded by IDS
     private static boolean unflushed; // guarded by IDS
+    /** -Dwalkfuzz.knownstacks.verify=true: each record the agent names is checked against StackWalker's. */
+    private static final boolean VERIFY = Boolean.getBoolean("walkfuzz.knownstacks.verify");
+    private static int verified, differed; // guarded by IDS
+    private static String firstDiff; // guarded by IDS
 
     /** A thread's region word (null: enter through JNI) and its block of provisional ids. */
     private static final class Lazy {
@@ -86,6 +91,24 @@ public final class KnownStack {
     private static native int lookupPath0();
 
     private static native void rememberPath0(int id);
+
+    /**
+     * enterKnown0 that keeps a new path's frames: the region id (entered), minus the token of
+     * the frames the agent kept (nothing entered), or 0 (the agent remembers no paths).
+     */
+    private static native int enterOrMiss0();
+
+    /** lookupPath0 that keeps a new path's frames, as enterOrMiss0 without entering. */
+    private static native int lookupOrMiss0();
+
+    /**
+     * The record of the frames kept under token, from frame skip on: the depth, a newline and
+     * the F lines, as {@link #walked} builds them; null when the token is stale.
+     */
+    private static native byte[] missLines0(int token, int skip);
+
+    /** Remembers the frames kept under token (the caller's path when stale) as region id; enters it if asked. */
+    private static native void bindMiss0(int id, int token, boolean enter);
 
     private static MethodHandle isVirtualHandle() {
         try {
@@ -112,7 +135,7 @@ public final class KnownStack {
     private static native void exit0();
 
     /** Enters the region recorded for the caller's call path before; 0 for a new path. */
-    private static native int enterKnown0();
+    private static native int enterKnown0(); // superseded by enterOrMiss0; the agent still binds it
 
     /** Remembers the caller's call path as region id and enters it. */
     private static native void bind0(int id);
@@ -147,11 +170,13 @@ public final class KnownStack {
     /** Records the caller's stack, enters its region and returns the region id (0 if inactive). */
     public static int enter() {
         if (!active()) return 0;
-        int id = enterKnown0(); // the agent remembers call paths: a path seen before costs no walk
-        if (id != 0) return id;
-        List<StackFrame> frames = WALKER.walk(s -> s.skip(1).toList());
-        id = intern(frames);
-        bind0(id);
+        int id = enterOrMiss0(); // the agent remembers call paths: a path seen before costs no walk
+        if (id > 0) return id;
+        int token = -id;
+        id = intern(record(token, 0));
+        // The bind natives name the path from their caller's caller: called here, as the lookup was.
+        if (token > 0) bindMiss0(id, token, true);
+        else bind0(id);
         return id;
     }
 
@@ -176,9 +201,12 @@ public final class KnownStack {
 
     /** enter() for enterLazily's fallback: the same frames to skip (this method and its caller's call). */
     private static void enterEager() {
-        if (enterKnown0() != 0) return;
-        List<StackFrame> frames = WALKER.walk(st -> st.skip(2).toList());
-        bind0(intern(frames));
+        int id = enterOrMiss0();
+        if (id > 0) return;
+        int token = -id;
+        id = intern(record(token, 1));
+        if (token > 0) bindMiss0(id, token, true);
+        else bind0(id);
     }
 
     /** Enters the region of a stack recorded before (the caller must be at the same stack). */
@@ -194,11 +222,12 @@ public final class KnownStack {
         int p = exitHit0();
         if (p == 0 || OUT == null) return;
         // A lazily entered region was walked: record the stack now, from its exit.
-        int id = lookupPath0();
-        if (id == 0) {
-            List<StackFrame> frames = WALKER.walk(st -> st.skip(1).toList());
-            id = intern(frames);
-            rememberPath0(id);
+        int id = lookupOrMiss0();
+        if (id <= 0) {
+            int token = -id;
+            id = intern(record(token, 0));
+            if (token > 0) bindMiss0(id, token, false);
+            else rememberPath0(id);
         }
         alias(p, id);
     }
@@ -222,32 +251,88 @@ public final class KnownStack {
         synchronized (IDS) {
             if (unflushed) OUT.flush();
             unflushed = false;
+            if (VERIFY) {
+                System.err.println("walkfuzz-knownstacks-verify: " + verified + " records named by the agent, " + differed
+                        + " differ from StackWalker's" + (firstDiff == null ? "" : "; the first:\n" + firstDiff));
+            }
         }
     }
 
-    private static int intern(List<StackFrame> frames) {
-        StringBuilder key = new StringBuilder();
+    /**
+     * A new path's record: the depth, a newline, then an F line per frame, callee first, from
+     * the caller of the KnownStack method that called this one, skip frames further down. The
+     * agent names the frames it took for the lookup that missed (one JVMTI walk, the names
+     * built in C); a stale token, or an agent that remembers no paths, falls back to
+     * StackWalker. Both walk the current thread exactly, and name frames the same way.
+     */
+    private static Lines record(int token, int skip) {
+        byte[] b = token > 0 ? missLines0(token, skip) : null;
+        if (b == null) return walked(2 + skip);
+        Lines r = new Lines(b);
+        if (VERIFY) verify(r, walked(2 + skip));
+        return r;
+    }
+
+    /** StackWalker's record of the stack below this call, skipping skip frames (this one excluded). */
+    private static Lines walked(int skip) {
+        List<StackFrame> frames = WALKER.walk(s -> s.skip(skip + 1).toList());
+        // One StringBuilder for the record: a line per frame through println and string
+        // concatenation (invokedynamic) sent a recursion run's 16,000 lines through the
+        // encoder's and the concatenation's slow paths while the workload was timed.
+        StringBuilder rec = new StringBuilder(64 * (frames.size() + 1));
+        rec.append(frames.size()).append('\n');
         for (StackFrame f : frames) {
-            key.append(f.getClassName()).append('.').append(f.getMethodName()).append(f.getDescriptor())
-               .append('@').append(f.getByteCodeIndex()).append('\n');
+            rec.append("F\t").append(f.getClassName().replace('.', '/')).append('\t').append(f.getMethodName())
+               .append('\t').append(f.getDescriptor()).append('\t').append(f.getByteCodeIndex()).append('\n');
         }
-        String k = key.toString();
+        return new Lines(rec.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void verify(Lines agent, Lines walked) {
         synchronized (IDS) {
-            Integer id = IDS.get(k);
+            verified++;
+            if (agent.equals(walked)) return;
+            if (differed++ == 0) {
+                firstDiff = "agent:\n" + new String(agent.bytes, StandardCharsets.UTF_8) + "StackWalker:\n"
+                        + new String(walked.bytes, StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    /** A record's bytes as a map key: equal bytes, equal key, whichever walk made them. */
+    private static final class Lines {
+        final byte[] bytes;
+        final int hash;
+
+        Lines(byte[] b) {
+            bytes = b;
+            // The ends only: a deep record is 200 KB, hashed once, compared (vectorized) on a match.
+            int h = b.length, n = Math.min(b.length, 256);
+            for (int i = 0; i < n; i++) h = 31 * h + b[i];
+            for (int i = Math.max(n, b.length - 256); i < b.length; i++) h = 31 * h + b[i];
+            hash = h;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Lines l && l.hash == hash && Arrays.equals(l.bytes, bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    private static int intern(Lines r) {
+        synchronized (IDS) {
+            Integer id = IDS.get(r);
             if (id != null) return id;
             id = IDS.size() + 1;
-            IDS.put(k, id);
-            // One write of the whole record, built with a StringBuilder: a line per frame
-            // through println and string concatenation (invokedynamic) sent a recursion run's
-            // 16,000 lines through the encoder's and the concatenation's slow paths while the
-            // workload was timed, and compiled them (C2 on the workload's two cores).
-            StringBuilder rec = new StringBuilder(64 * (frames.size() + 1));
-            rec.append("K\t").append(id).append('\t').append(frames.size()).append('\n');
-            for (StackFrame f : frames) {
-                rec.append("F\t").append(f.getClassName().replace('.', '/')).append('\t').append(f.getMethodName())
-                   .append('\t').append(f.getDescriptor()).append('\t').append(f.getByteCodeIndex()).append('\n');
-            }
-            OUT.print(rec);
+            IDS.put(r, id);
+            // One write of the whole record: "K <id> " then the record's own "<depth>\n" and F lines.
+            OUT.print(new StringBuilder(24).append("K\t").append(id).append('\t'));
+            OUT.write(r.bytes, 0, r.bytes.length);
             OUT.flush();
             return id;
         }
