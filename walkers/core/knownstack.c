@@ -7,7 +7,9 @@
  * 10 ms sampling. So the natives also remember each call path already recorded: enterKnown0
  * takes the caller's frames with JVMTI GetStackTrace (the VM's own walk of the current thread,
  * exact methods and bcis, no handshake) and, when the same frames were recorded before, enters
- * that region at once; only a new path goes back to Java to be recorded, and bind0 remembers it.
+ * that region at once. For a new path enterOrMiss0 keeps those frames, missLines0 names them
+ * for Java to write as the region's record, and bindMiss0 remembers them: one walk per new
+ * path (StackWalker remains the fallback, and bind0 the older entry point).
  * The table compares whole frame lists, so two paths never share an id by a hash collision.
  * A jmethodID's slot is reused after its class is unloaded, so the table is emptied after
  * every class unloading (HotSpot's ClassUnload extension event); where that event cannot be

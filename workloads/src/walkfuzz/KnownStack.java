@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Known-stack regions: exact ground truth for async stack walkers.
  *
- * <p>A thread records its own stack with StackWalker (exact: the thread walks itself), then
- * tells the walkfuzz agent "I am in region K" through a native the agent registers. Until
+ * <p>A thread records its own stack (exact: the thread walks itself), then tells the walkfuzz
+ * agent "I am in region K" through a native the agent registers. The agent names a new call
+ * path from the frames its lookup took (JVMTI GetStackTrace of the current thread); where it
+ * kept none, StackWalker names it, the same way. Until
  * {@link #exit()} the caller must run a leaf loop that makes no calls and allocates nothing,
  * so its logical stack cannot change: every async walk that lands there must equal the
  * recorded stack, except for the top frame's bci.
