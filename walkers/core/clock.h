@@ -16,7 +16,7 @@ struct wf_tsc_clock {
     uint64_t word;
     struct wf_tsc_base b[2];
 } __attribute__((aligned(64)));
-extern struct wf_tsc_clock wf_tsc_clock;
+extern struct wf_tsc_clock wf_tsc_clock __attribute__((visibility("hidden"))); /* no GOT load in the handler */
 
 /* One handler's clock: the base as it was at the handler's entry, so every reading of one
  * signal uses one base and the handler's intervals never go backwards. */

@@ -42,7 +42,7 @@ struct wf_config {
 };
 
 /* The loaded configuration; only config.c writes it (in wf_config_load). */
-extern const struct wf_config *const wf_cfg;
+extern const struct wf_config *const wf_cfg __attribute__((visibility("hidden"))); /* no GOT load in the handler */
 
 /* Reads the file at path into wf_cfg (defaults first). 0, or -1 with a reason in err. */
 int wf_config_load(const char *path, char *err, size_t errlen);

@@ -150,8 +150,9 @@ static sigset_t only_signo, only_signo2;
  * configuration. Taken one after the other those misses were most of the handler's own time
  * (p50 ~400 ns of bookkeeping on loops at 100 us); asked for all at once, first thing, they
  * overlap each other. Prefetches have no architectural effect (a bad address is ignored),
- * so they are signal-safe. */
-static inline void prefetch_hot(const struct wf_thread *t, const struct wf_log_header *hdr) {
+ * so they are signal-safe. Always inlined: a function that only prefetches has no effect GCC
+ * can see, and a call to it (outside inlining) is dropped as dead code. */
+static inline __attribute__((always_inline)) void prefetch_hot(const struct wf_thread *t, const struct wf_log_header *hdr) {
     const char *p = (const char *)t; /* 64-byte aligned (threads.c) */
     const char *st = (const char *)wf_thread_self_stats(); /* TLS, not t->stats: no wait on t */
     if (st) __builtin_prefetch(st + 64, 1, 3);
@@ -170,8 +171,9 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     struct wf_thread *t = wf_thread_self();      /* initial-exec TLS load */
     struct wf_log_header *hdr = wf_log_header(); /* the mapping's address, set before signals */
     if (t) prefetch_hot(t, hdr);
-    /* errno through the address the thread cached at registration: no call into libc. */
-    int *errp = t ? t->errno_ptr : &errno;
+    /* errno through the address the thread cached at registration (TLS, beside t): no call
+     * into libc, no wait on t's first line. */
+    int *errp = t ? wf_self_words.errp : &errno;
     int saved_errno = *errp;
     if (!t || wf_driver_stopping()) {
         if (hdr) __atomic_fetch_add(&hdr->no_thread, 1, __ATOMIC_RELAXED);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "samplelog.h"
 
-static struct wf_log_header *wf_hdr; /* the mapping; this file owns it */
+struct wf_log_header *wf_hdr; /* the mapping; this file owns it */
 static unsigned char *ring;
 static uint64_t ring_mask;
 static uint64_t ring_size;
@@ -107,7 +107,6 @@ void wf_log_error(const char *fmt, ...) {
     __atomic_store_n(&wf_hdr->agent_state, WF_STATE_FAILED, __ATOMIC_RELEASE);
 }
 
-struct wf_log_header *wf_log_header(void) { return wf_hdr; }
 
 struct wf_log_thread *wf_log_thread_slot(int slot) {
     if (!wf_hdr || slot < 0 || (uint32_t)slot >= wf_hdr->thread_table_slots) return NULL;

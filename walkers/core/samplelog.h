@@ -12,7 +12,9 @@ int wf_log_map(const char *path, char *err, size_t errlen);
  * any signal only. Tests turn it off to check the plain form. */
 void wf_log_set_simd(int on);
 /* The mapped header, NULL before wf_log_map succeeded. Its counters are updated with atomics. */
-struct wf_log_header *wf_log_header(void);
+/* The mapping (samplelog.c owns it); hidden, so the handler reads it without a GOT load. */
+extern struct wf_log_header *wf_hdr __attribute__((visibility("hidden")));
+static inline struct wf_log_header *wf_log_header(void) { return wf_hdr; }
 /* Records a setup error in the header and marks the agent failed (outside signal context). */
 void wf_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Signal-safe: claims space with one CAS and commits a standalone record (in no chain, so it

@@ -14,14 +14,9 @@
 #include "threads.h"
 #include "walkers.h"
 
-static __thread struct wf_thread *wf_self WF_TLS;
-/* The thread's counters slot beside it, so the handler can prefetch the slot at its entry
- * without waiting for the wf_thread's first line (t->stats). */
-static __thread struct wf_log_thread *wf_self_stats WF_TLS;
-
-/* Signal-safe: an initial-exec TLS load. */
-struct wf_thread *wf_thread_self(void) { return wf_self; }
-struct wf_log_thread *wf_thread_self_stats(void) { return wf_self_stats; }
+/* The counters slot sits beside the wf_thread so the handler can prefetch the slot at its
+ * entry without waiting for the wf_thread's first line (t->stats). */
+__thread struct wf_self_words wf_self_words WF_TLS;
 
 static struct wf_thread *registry[WF_MAX_THREADS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,7 +39,7 @@ static void thread_free(struct wf_thread *t) {
 }
 
 struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm) {
-    if (wf_driver_stopping() || wf_self) return wf_self;
+    if (wf_driver_stopping() || wf_self_words.t) return wf_self_words.t;
     if (wf_cfg->target == WF_TARGET_WORKLOAD && strncmp(name, "wf-", 3) != 0) return NULL;
     uint32_t slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
     struct wf_log_thread *stats = wf_log_thread_slot((int)slot);
@@ -75,7 +70,6 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     }
     if (thread) t->ref = (*jni)->NewGlobalRef(jni, thread);
     t->tid = (uint32_t)syscall(SYS_gettid);
-    t->errno_ptr = &errno;
     t->slot = (int)slot;
     t->jni = jni;
     t->stats = stats;
@@ -90,19 +84,20 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     pthread_mutex_unlock(&reg_lock);
     __atomic_fetch_add(&wf_log_header()->threads_registered, 1, __ATOMIC_RELAXED);
 
-    wf_self_stats = stats;
-    wf_self = t;
+    wf_self_words.stats = stats;
+    wf_self_words.errp = &errno;
+    wf_self_words.t = t;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (arm && wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
     return t;
 }
 
 void wf_threads_unregister(void) {
-    struct wf_thread *t = wf_self;
+    struct wf_thread *t = wf_self_words.t;
     if (!t) return;
     /* Hide the context from the handler first: a signal still in flight for this thread
      * runs on this thread and now sees no context, so freeing below is safe. */
-    wf_self = NULL;
+    wf_self_words.t = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     pthread_mutex_lock(&reg_lock);
     wf_driver_stop_thread(t);

@@ -26,7 +26,6 @@ struct wf_thread {
     int slot;
     JNIEnv *jni;
     struct wf_log_thread *stats; /* this thread's slot in the shared log */
-    int *errno_ptr;              /* the thread's errno (its address never changes), for the handler */
     jthread ref;                 /* global ref, for JVMTI calls made about this thread */
     struct wf_frame *frames;     /* depth entries, level 0's walkers write here in the handler */
     struct wf_frame *frames_nested; /* depth entries, for a walk in a nested handler (two engines only, else NULL) */
@@ -97,10 +96,21 @@ static inline uint32_t wf_region_tag(struct wf_thread *t) {
     return r;
 }
 
+/* The words the handler needs first, in one TLS block of this library (threads.c writes them
+ * at registration): hidden and initial-exec, so each is one load at a fixed offset from %fs
+ * (the offset from this library's GOT), with no call and no wait on the wf_thread's own first
+ * line. errp: the thread's errno, which the handler saves first thing. */
+struct wf_self_words {
+    struct wf_thread *t;
+    struct wf_log_thread *stats;
+    int *errp;
+};
+extern __thread struct wf_self_words wf_self_words __attribute__((visibility("hidden"), tls_model("initial-exec")));
+
 /* The calling thread's wf_thread, NULL if it is not tracked. A TLS load: signal-safe. */
-struct wf_thread *wf_thread_self(void);
+static inline struct wf_thread *wf_thread_self(void) { return wf_self_words.t; }
 /* Its counters slot (t->stats), from TLS too; NULL before its registration. */
-struct wf_log_thread *wf_thread_self_stats(void);
+static inline struct wf_log_thread *wf_thread_self_stats(void) { return wf_self_words.stats; }
 /* On the thread itself (ThreadStart/VMInit). arm: start the signal driver for it. */
 struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm);
 void wf_threads_unregister(void);
