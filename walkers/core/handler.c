@@ -56,6 +56,28 @@ void wf_budget_init(void) {
  * it in batches of WF_TOTAL_BATCH_NS and reads it on every WF_TOTAL_CHECK-th signal, keeping
  * the verdict in between: the budget may be overrun by a batch per thread, and a thread may
  * shed up to WF_TOTAL_CHECK signals after the window turned. */
+/* Adds n to one of the thread's own words and returns the new value. Only the thread's own
+ * handler writes these words; only in cpu+wall can one handler level interrupt another in the
+ * middle of a read-modify-write, so only there is the add atomic. Elsewhere it is a plain load
+ * and store: a locked add also waits until every store before it has reached the cache, and
+ * the handler's first stores (counters, handler_since) go to lines the workload evicted since
+ * the last signal, so each locked add stalled the handler on them. Plain stores drain while
+ * the walk runs: overhead_ns p50 on loops at 100 us went from 350-374 to 318-338 ns. Signal-safe: no lock, and the
+ * stores are single aligned words, never torn for another thread's relaxed read. */
+static inline uint64_t own_add64(uint64_t *p, uint64_t n) {
+    if (wf_cfg->mode == WF_MODE_CPU_WALL) return __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
+    uint64_t v = __atomic_load_n(p, __ATOMIC_RELAXED) + n;
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+    return v;
+}
+
+static inline uint32_t own_add32(uint32_t *p, uint32_t n) {
+    if (wf_cfg->mode == WF_MODE_CPU_WALL) return __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(p, __ATOMIC_RELAXED) + n;
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+    return v;
+}
+
 #define WF_TOTAL_BATCH_NS 200000ull
 #define WF_TOTAL_CHECK 8
 
@@ -67,7 +89,7 @@ static int over_budget(struct wf_thread *t, uint64_t now) {
     if (wf_cfg->budget_pct && t->budget_used >= WF_BUDGET_WINDOW_NS * wf_cfg->budget_pct / 100) return 1;
     if (!total_budget_ns) return 0;
     /* The thread's own words; atomics against a nested level of this handler (cpu+wall). */
-    if (__atomic_fetch_add(&t->total_check, 1, __ATOMIC_RELAXED) % WF_TOTAL_CHECK)
+    if ((own_add32(&t->total_check, 1) - 1) % WF_TOTAL_CHECK)
         return __atomic_load_n(&t->total_over, __ATOMIC_RELAXED);
     uint64_t ws = __atomic_load_n(&total_start, __ATOMIC_RELAXED);
     if (now - ws >= WF_BUDGET_WINDOW_NS &&
@@ -81,7 +103,7 @@ static int over_budget(struct wf_thread *t, uint64_t now) {
 static void charge(struct wf_thread *t, uint64_t ns) {
     t->budget_used += ns;
     if (!total_budget_ns) return;
-    if (__atomic_add_fetch(&t->total_pending, ns, __ATOMIC_RELAXED) >= WF_TOTAL_BATCH_NS)
+    if (own_add64(&t->total_pending, ns) >= WF_TOTAL_BATCH_NS)
         __atomic_fetch_add(&total_used, __atomic_exchange_n(&t->total_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 
@@ -245,8 +267,9 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     }
 
     /* Per-thread sequence: (tid, sample) names one signal, shared by its walkers' records.
-     * An atomic add: a nested signal must not take the same number. */
-    uint64_t sample = __atomic_add_fetch(&t->sample_seq, 1, __ATOMIC_RELAXED);
+     * Atomic where a nested signal can interrupt the add (cpu+wall): it must not take the
+     * same number. */
+    uint64_t sample = own_add64(&t->sample_seq, 1);
     void *uc = ucv;
     uint16_t flags = level ? WF_REC_NESTED : 0;
     struct wf_frame *frames = level ? t->frames_nested : t->frames;

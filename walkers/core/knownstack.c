@@ -391,8 +391,9 @@ static void free_names(struct ks_name *names) {
 }
 
 /* The record of the path kept under token, from its frame skip on: its depth, a newline and
- * an F line per frame (what KnownStack builds from StackWalker's frames), as bytes (modified UTF-8, as JVMTI names
- * are); NULL when the token is stale or a name cannot be had: the workload then walks. */
+ * an F line per frame (what KnownStack builds from StackWalker's frames), as bytes (modified
+ * UTF-8, as JVMTI names are); NULL when the token is stale or a name cannot be had: the
+ * workload then walks. */
 static jbyteArray JNICALL ks_miss_lines(JNIEnv *jni, jclass cls, jint token, jint skip) {
     (void)cls;
     int n = 0;
