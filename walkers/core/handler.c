@@ -138,10 +138,7 @@ static void *perturb(struct wf_thread *t, ucontext_t *scratch, ucontext_t *uc) {
  * (no locked instruction on the hot path), except with two engines (cpu+wall), where one
  * signal's handler can interrupt the other's between the load and the store: then a locked
  * add, one instruction, which a signal on the same thread cannot split. Signal-safe either way. */
-static inline void bump(uint64_t *p, uint64_t n) {
-    if (wf_cfg->mode == WF_MODE_CPU_WALL) __atomic_fetch_add(p, n, __ATOMIC_RELAXED);
-    else __atomic_store_n(p, *p + n, __ATOMIC_RELAXED);
-}
+static inline void bump(uint64_t *p, uint64_t n) { (void)own_add64(p, n); } /* the same rule as own_add64 */
 
 /* Re-entry. With two engines on one thread (cpu+wall: two signals, this handler for both,
  * neither blocking the other) a signal can arrive while the other one's handler is walking:
