@@ -261,31 +261,29 @@ static uint64_t slow_handler_cpu(struct wf_thread *t, uint64_t spent) {
 
 /* cpu mode, at the handler's end: nothing when the period did not run out during the
  * handler (the kernel re-armed the running event at its overflow); else the next period
- * from now (see the top). */
-static void rearm_continuous(struct wf_thread *t, uint64_t now) {
+ * from now (see the top). Whether it made a syscall. */
+static int rearm_continuous(struct wf_thread *t, uint64_t now) {
     uint64_t since = __atomic_load_n(&t->handler_since, __ATOMIC_RELAXED); /* level 0's entry */
     uint64_t spent = since && now > since ? now - since : 0;
-    if (spent < slow_handler_ns()) return; /* its CPU time is less still */
+    if (spent < slow_handler_ns()) return 0; /* its CPU time is less still */
     /* The running period reached its end during the handler: its signal waits, blocked. */
-    if (!take_pending()) return;
+    if (!take_pending()) return 1;
     __atomic_fetch_add(&wf_log_header()->cpu_restarts, 1, __ATOMIC_RELAXED); /* rare: a shared line is fine */
     /* The period starts again from here: what the event counted during this handler is no
      * workload time (wf_driver_account). Only this thread's level-0 handler writes it. */
     __atomic_store_n(&t->restart_cpu_ns, t->restart_cpu_ns + slow_handler_cpu(t, spent), __ATOMIC_RELAXED);
     uint64_t p = next_period(t);
     ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
+    return 1;
 }
 
 /* Called from the signal handler: re-arm the engine that sent sig with the next (jittered)
- * period. */
-void wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now) {
-    if (wf_driver_stopping()) return;
+ * period. Whether it made a syscall (the handler times those apart from its own work). */
+int wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now) {
+    if (wf_driver_stopping()) return 0;
     if (wf_driver_is_cpu_signal(sig)) {
-        if (t->perf_fd < 0) return;
-        if (cpu_continuous()) {
-            rearm_continuous(t, now);
-            return;
-        }
+        if (t->perf_fd < 0) return 0;
+        if (cpu_continuous()) return rearm_continuous(t, now);
         if (t->n_levels) {
             /* The overflow disabled the armed level; enable a drawn one for one overflow. The
              * thread's own words, written only here and at its start: signal-safe. */
@@ -295,9 +293,13 @@ void wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now) {
             ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
         }
         ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
-    } else if (t->has_timer && wf_cfg->jitter_pct) {
-        set_timer(t->timer, next_period(t), 0);
+        return 1;
     }
+    if (t->has_timer && wf_cfg->jitter_pct) {
+        set_timer(t->timer, next_period(t), 0);
+        return 1;
+    }
+    return 0;
 }
 
 /* Outside signal context: the task clock gives how many signals cpu mode owed this thread. */

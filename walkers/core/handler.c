@@ -280,7 +280,8 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* Clock reads: entry (t0), the re-arm's two in the timer modes only, one before the
      * walks, per walker one after its walk and one after its append (the next walk's start;
      * after the last walker's append only on every 16th signal, when the append is timed),
-     * and one at the end: 4 per signal with one walker in cpu mode (5 when timed; 8 before). */
+     * one at the end (a second after a re-arm's syscall), and on timed signals one after
+     * the tail: 4 per signal with one walker in cpu mode, 6 when timed. */
     uint64_t now = wf_clk_now(&clk);
     /* overhead_ns: this signal's bookkeeping from the handler's first instruction to its first
      * walk (re-arm excluded), plus one append and one tail as last timed on this thread (a
@@ -376,13 +377,18 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
 
 done:;
+    /* One reading serves the cpu engine's re-arm (its slow-handler test) and the budget's
+     * charge; a second only when the re-arm made a syscall, which is then charged but left
+     * out of the tail. (Each reading is an lfence and an rdtsc, ~13 ns here: a timed signal's
+     * tail had four of them, two more than an untimed one's.) */
+    uint64_t end = wf_clk_now(&clk);
     uint64_t rearm_tail = 0;
-    if (cpu_engine) {
-        uint64_t q0 = wf_clk_now(&clk);
-        wf_driver_rearm(t, sig, q0);
-        if (tail_from) rearm_tail = wf_clk_now(&clk) - q0;
+    if (cpu_engine && wf_driver_rearm_due(t0, end) && wf_driver_rearm(t, sig, end)) {
+        uint64_t after = wf_clk_now(&clk);
+        rearm_tail = after - end;
+        end = after;
     }
-    uint64_t spent = wf_clk_now(&clk) - t0;
+    uint64_t spent = end - t0;
     if (level) {
         charge(t, spent);
         t->nested_ns += spent; /* one level of nesting at most writes it (WF_NEST_MAX 2) */
