@@ -2,6 +2,7 @@ package samplelog
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,4 +112,53 @@ func TestRawAcrossChunks(t *testing.T) {
 	}
 	assert.Equal(t, n+1, next)
 	assert.NotEmpty(t, raw.spare, "emptied chunks are kept for reuse")
+}
+
+// The runner's rounds: the drain copies into its buffer, the backlog takes the buffer's
+// records (keeping the youngest undecoded, as the classifier's cut does) and hands its
+// emptied chunks back. Records arrive whole and in order; Append moves chunks rather than
+// copying bytes; and the same few chunks circulate instead of new ones each round.
+func TestRawAppendMovesChunksAndReusesThem(t *testing.T) {
+	l := newTestLog(t, 8<<20, 4)
+	w := NewWriter(l)
+	var drain, backlog Raw
+	seen := map[*byte]bool{}
+	note := func(r *Raw) {
+		for _, c := range r.chunks {
+			seen[unsafe.SliceData(c)] = true
+		}
+	}
+	written, next := 0, 1
+	for round := 0; round < 20; round++ {
+		for k := 0; k < 1500; k++ { // ~1 KiB each: a chunk and a half per round
+			written++
+			require.NoError(t, w.Append(walk(written, 60)))
+		}
+		_, err := l.CopyLive(DefaultGrace, &drain)
+		require.NoError(t, err)
+		note(&drain)
+		moved := map[*byte]bool{}
+		for _, c := range drain.chunks {
+			moved[unsafe.SliceData(c)] = true
+		}
+		held := backlog.Len()
+		backlog.Append(&drain)
+		require.Zero(t, drain.Len())
+		require.Equal(t, held+1500, backlog.Len())
+		for _, c := range backlog.chunks[len(backlog.chunks)-len(moved):] {
+			assert.True(t, moved[unsafe.SliceData(c)], "round %d: the drain's chunks are the backlog's, not copies", round)
+		}
+		_, err = l.DecodeRaw(&backlog, backlog.Len()-100, func(r *Record) error {
+			want := walk(next, 60)
+			assert.Equal(t, want.TsNs, r.TsNs)
+			assert.Equal(t, want.Frames, r.Frames, "record %d", next)
+			next++
+			return nil
+		})
+		require.NoError(t, err)
+		note(&backlog)
+	}
+	assert.Equal(t, written-100+1, next)
+	// 1.5 chunks a round for 20 rounds would be 30 chunks made; circulating they stay few.
+	assert.LessOrEqual(t, len(seen), 6, "chunks made over 20 rounds")
 }
