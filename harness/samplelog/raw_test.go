@@ -98,13 +98,7 @@ func TestRawAcrossChunks(t *testing.T) {
 	assert.GreaterOrEqual(t, len(raw.chunks), 3)
 	next := 1
 	for raw.Len() > 0 {
-		_, err := l.DecodeRaw(&raw, 700, func(r *Record) error {
-			want := walk(next, 60)
-			assert.Equal(t, want.TsNs, r.TsNs)
-			assert.Equal(t, want.Frames, r.Frames, "record %d", next)
-			next++
-			return nil
-		})
+		_, err := l.DecodeRaw(&raw, 700, inOrder(t, &next))
 		require.NoError(t, err)
 		if raw.Len() > 0 {
 			assert.Equal(t, uint64(next)*1000, raw.TsNs(0))
@@ -148,17 +142,22 @@ func TestRawAppendMovesChunksAndReusesThem(t *testing.T) {
 		for _, c := range backlog.chunks[len(backlog.chunks)-len(moved):] {
 			assert.True(t, moved[unsafe.SliceData(c)], "round %d: the drain's chunks are the backlog's, not copies", round)
 		}
-		_, err = l.DecodeRaw(&backlog, backlog.Len()-100, func(r *Record) error {
-			want := walk(next, 60)
-			assert.Equal(t, want.TsNs, r.TsNs)
-			assert.Equal(t, want.Frames, r.Frames, "record %d", next)
-			next++
-			return nil
-		})
+		_, err = l.DecodeRaw(&backlog, backlog.Len()-100, inOrder(t, &next))
 		require.NoError(t, err)
 		note(&backlog)
 	}
 	assert.Equal(t, written-100+1, next)
 	// 1.5 chunks a round for 20 rounds would be 30 chunks made; circulating they stay few.
 	assert.LessOrEqual(t, len(seen), 6, "chunks made over 20 rounds")
+}
+
+// inOrder checks that decoded records are walk(*next, 60), walk(*next+1, 60), ...
+func inOrder(t *testing.T, next *int) func(r *Record) error {
+	return func(r *Record) error {
+		want := walk(*next, 60)
+		assert.Equal(t, want.TsNs, r.TsNs)
+		assert.Equal(t, want.Frames, r.Frames, "record %d", *next)
+		*next++
+		return nil
+	}
 }
