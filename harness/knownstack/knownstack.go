@@ -57,7 +57,7 @@ type RecFrame struct {
 	k      string // canonical key, computed once at parse time
 }
 
-func (f RecFrame) key() string {
+func (f *RecFrame) key() string {
 	if f.k == "" {
 		return canonical(f.Class + "." + f.Method + f.Desc)
 	}
@@ -262,6 +262,7 @@ type Checker struct {
 	Examples []Example
 	perClass map[string]int
 	keys     map[uint64]resolved // per method id: a deep walk looks up thousands of frames
+	walkKeys []resolved          // Compare's keys of the walk at hand, reused
 }
 
 type resolved struct {
@@ -365,25 +366,45 @@ func (c *Checker) name(f samplelog.Frame) (key string, native bool, text string)
 	return canonical(m.Key()), m.Native, m.String() + " @" + strconv.Itoa(int(f.Bci))
 }
 
+// resolveWalk resolves each frame of walk once, into a buffer Compare reuses. A frame with
+// the method of the frame below it takes that one's key without a map lookup: a deep
+// recursion is thousands of frames of a few methods, and Compare's two or three passes used
+// to look each frame up in the map every time (the known-stack comparison was the largest
+// share of the harness's CPU at 10 ms on recursion).
+func (c *Checker) resolveWalk(walk []samplelog.Frame) []resolved {
+	ks := c.walkKeys[:0]
+	for i := range walk {
+		if i > 0 && walk[i].Method == walk[i-1].Method {
+			ks = append(ks, ks[i-1])
+			continue
+		}
+		k, native := c.key(walk[i])
+		ks = append(ks, resolved{k, native})
+	}
+	c.walkKeys = ks
+	return ks
+}
+
 // Compare classifies a walk against a recorded stack; at is the first differing depth.
 func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string, at int) {
+	ks := c.resolveWalk(walk)
 	if len(walk) > 0 {
-		if k, _ := c.key(walk[0]); strings.HasPrefix(k, "walkfuzz/KnownStack.") {
+		if strings.HasPrefix(ks[0].key, "walkfuzz/KnownStack.") {
 			return Boundary, 0
 		}
 	}
-	if class, at, ok := c.calleeAbove(walk, rec); ok {
+	if class, at, ok := c.calleeAbove(walk, ks, rec); ok {
 		return class, at
 	}
 	n := min(len(walk), len(rec))
 	for i := 0; i < n; i++ {
-		k, _ := c.key(walk[i])
+		k := ks[i].key
 		if k == rec[i].key() {
 			continue
 		}
 		// Two frames in the wrong order name wrong methods at both depths.
 		if i+1 < len(walk) && i+1 < len(rec) && k == rec[i+1].key() {
-			if k2, _ := c.key(walk[i+1]); k2 == rec[i].key() {
+			if ks[i+1].key == rec[i].key() {
 				return walkclass.MismatchFrame, i
 			}
 		}
@@ -395,7 +416,7 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 			}
 		}
 		if i+1 < len(walk) {
-			if k2, _ := c.key(walk[i+1]); k2 == rec[i].key() {
+			if ks[i+1].key == rec[i].key() {
 				return walkclass.MismatchExtra, i
 			}
 		}
@@ -409,14 +430,13 @@ func (c *Checker) Compare(walk []samplelog.Frame, rec []RecFrame) (class string,
 	case len(walk) > len(rec):
 		return walkclass.MismatchExtra, len(rec)
 	}
-	return c.compareBci(walk, rec)
+	return c.compareBci(walk, ks, rec)
 }
 
 // compareBci checks the bcis of equal-length, equal-method stacks.
-func (c *Checker) compareBci(walk []samplelog.Frame, rec []RecFrame) (class string, at int) {
+func (c *Checker) compareBci(walk []samplelog.Frame, ks []resolved, rec []RecFrame) (class string, at int) {
 	for i := 1; i < len(rec); i++ { // the top frame's bci moves inside the region
-		_, native := c.key(walk[i])
-		if native && rec[i].Bci < 0 {
+		if ks[i].native && rec[i].Bci < 0 {
 			continue
 		}
 		if walk[i].Bci != rec[i].Bci {
@@ -434,7 +454,7 @@ const maxCalleeSearch = 16
 // in a call the region makes. It returns Callee when the walk is the recorded stack below
 // those frames, Depth when it is a correct prefix of it cut at the depth limit, Bci when a
 // caller's bci differs, and ok=false when no such alignment exists.
-func (c *Checker) calleeAbove(walk []samplelog.Frame, rec []RecFrame) (class string, at int, ok bool) {
+func (c *Checker) calleeAbove(walk []samplelog.Frame, ks []resolved, rec []RecFrame) (class string, at int, ok bool) {
 	if len(rec) == 0 {
 		return "", 0, false
 	}
@@ -444,14 +464,14 @@ func (c *Checker) calleeAbove(walk []samplelog.Frame, rec []RecFrame) (class str
 		lo, hi = 1, min(maxCalleeSearch, len(walk)-1)
 	}
 	for d := max(lo, 1); d <= hi; d++ {
-		if k, _ := c.key(walk[d]); k != rec[0].key() {
+		if ks[d].key != rec[0].key() {
 			continue
 		}
 		n := min(len(walk)-d, len(rec))
-		if !c.sameMethods(walk[d:d+n], rec[:n]) {
+		if !sameMethods(ks[d:d+n], rec[:n]) {
 			continue
 		}
-		class, at := c.compareBci(walk[d:d+n], rec[:n])
+		class, at := c.compareBci(walk[d:d+n], ks[d:d+n], rec[:n])
 		switch {
 		case class != walkclass.OK:
 			return class, at + d, true
@@ -464,9 +484,9 @@ func (c *Checker) calleeAbove(walk []samplelog.Frame, rec []RecFrame) (class str
 }
 
 // sameMethods: walk and rec name the same methods at every depth (equal lengths).
-func (c *Checker) sameMethods(walk []samplelog.Frame, rec []RecFrame) bool {
+func sameMethods(ks []resolved, rec []RecFrame) bool {
 	for i := range rec {
-		if k, _ := c.key(walk[i]); k != rec[i].key() {
+		if ks[i].key != rec[i].key() {
 			return false
 		}
 	}

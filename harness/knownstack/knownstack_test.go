@@ -3,6 +3,7 @@ package knownstack
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -205,5 +206,36 @@ func TestKeysAreInterned(t *testing.T) {
 	b := intern(string([]byte("walkfuzz/workloads/Recursion$Descent.b(IJ)J")))
 	if unsafe.StringData(a) != unsafe.StringData(b) {
 		t.Fatal("equal keys interned to two strings")
+	}
+}
+
+// A recursion-shaped region: 2,040 frames of one method between a leaf and Thread.run, the
+// shape Compare meets on the recursion workload at every walk. Compared exact (OK) and with
+// one frame's bci off in the middle.
+func BenchmarkCompareDeep(b *testing.B) {
+	const depth = 2040
+	var text strings.Builder
+	text.WriteString("K\t1\t" + strconv.Itoa(depth+2) + "\nF\tKS\tleaf\t(J)J\t0\n")
+	spec := []uint64{0x10}
+	for i := 0; i < depth; i++ {
+		text.WriteString("F\tKS\trec\t(IJ)J\t5\n")
+		spec = append(spec, 0x20)
+	}
+	text.WriteString("F\tjava/lang/Thread\trun\t()V\t11\n")
+	spec = append(spec, 0x40)
+	st := Parse([]byte(text.String()))
+	require.Len(b, st[1], depth+2)
+	c := NewChecker(st, table(), []string{"asgct"}, 4096)
+	walk := frames(spec...)
+	bad := frames(spec...)
+	bad[depth/2].Bci = 99
+	class, _ := c.Compare(walk, st[1])
+	require.Equal(b, walkclass.OK, class)
+	class, _ = c.Compare(bad, st[1])
+	require.Equal(b, walkclass.MismatchBci, class)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.Compare(walk, st[1])
+		c.Compare(bad, st[1])
 	}
 }
