@@ -115,6 +115,10 @@ func (c *Classifier) Classify(r *samplelog.Record) (class, reason string) {
 }
 
 // classify also returns the ids of unresolved frames, for the unresolved counts.
+// memoFrames: classify reuses a frame's verdict for the equal frame below it. Off only in
+// the test that checks both ways agree.
+var memoFrames = true
+
 func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason string, unresolved []uint64) {
 	if r.Result <= 0 {
 		return w.errorClass(r.Result), "", nil
@@ -124,6 +128,13 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 	var callee *methods.Method // the Java frame above this one, nil when none or not adjacent
 	var above *methods.Method  // the Java frame above this one, across VM and stub frames
 	first := firstJava(r.Frames)
+	// The previous Java frame, when its checks ran below the top on a resolved method: a
+	// frame equal to it, with the same frames above it, gets the same verdict, so its
+	// lookups and checks are skipped. A deep recursion is thousands of equal frames (the
+	// same method at the same call site), and checking each was the largest share of the
+	// harness's CPU at 100 us on recursion.
+	var last samplelog.Frame
+	var lastM, lastCallee, lastAbove *methods.Method
 	for i := range r.Frames {
 		f := &r.Frames[i]
 		switch f.Type {
@@ -139,6 +150,10 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			continue
 		}
 		bottom = i
+		if memoFrames && lastM != nil && *f == last && callee == lastCallee && above == lastAbove {
+			callee, above = lastM, lastM
+			continue
+		}
 		m := tab.Get(f.Method)
 		if m == nil {
 			unresolved = append(unresolved, f.Method)
@@ -159,6 +174,10 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 		}
 		if reason == "" && above != nil && continuationGap(m, above) {
 			reason = ReasonContinuationGap
+		}
+		last, lastM, lastCallee, lastAbove = *f, nil, callee, above
+		if !top {
+			lastM = m
 		}
 		callee, above = m, m
 	}

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,7 +26,7 @@ const (
 	vNPE    = 0x205
 )
 
-func validityTable(t *testing.T) *methods.Table {
+func validityTable(t testing.TB) *methods.Table {
 	tab := methods.New()
 	n := tab.Parse([]byte("M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n" +
 		"M\t0x201\tLapp/C;\tleaf\t()V\t6\ts\nB\t0x201\t10053c840101b1\n" +
@@ -137,6 +138,113 @@ func TestContinuationGap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			class, _ := c.Classify(&samplelog.Record{Result: int32(len(tc.frames)), Frames: tc.frames})
 			assert.Equal(t, tc.want, class)
+		})
+	}
+}
+
+// memoTable: the validity table and the continuation methods whose order the classifier
+// checks across VM and stub frames.
+func memoTable(t testing.TB) *methods.Table {
+	tab := validityTable(t)
+	require.Positive(t, tab.Parse([]byte(
+		"M\t0x301\tLjdk/internal/vm/Continuation;\tenter\t(Ljdk/internal/vm/Continuation;Z)V\t10\ts\n"+
+			"M\t0x302\tLjdk/internal/vm/Continuation;\tenterSpecial\t(Ljdk/internal/vm/Continuation;ZZ)V\t-1\tsn\n")))
+	return tab
+}
+
+// memoWalk builds a walk from bytes over a small alphabet (memoTable's methods, an
+// unresolved id, VM and stub frames, bcis around each method's instructions, every tier), so
+// that runs of equal frames, as in a deep recursion, are common.
+func memoWalk(b []byte) []samplelog.Frame {
+	ids := []uint64{vCaller, vLeaf, vRoot, vClinit, vLoad, vNPE, 0xdead, vCaller, vCaller, 0x301, 0x302}
+	types := []uint32{samplelog.FrameJava, samplelog.FrameInterpreted, samplelog.FrameCompiled, samplelog.FrameInlined,
+		samplelog.FrameNative, samplelog.FrameCPP, samplelog.FrameStub, 9}
+	var out []samplelog.Frame
+	for i := 0; i+1 < len(b) && len(out) < 64; i += 2 {
+		repeat := 1 + int(b[i]>>6)*3 // 1, 4, 7 or 10 copies
+		fr := samplelog.Frame{Method: ids[int(b[i]&0x3f)%len(ids)], Bci: int32(b[i+1]&7) - 2, Type: samplelog.FrameJava}
+		if b[i+1]&0x80 != 0 {
+			fr.Type = types[int(b[i+1]>>3)%len(types)]
+		}
+		for k := 0; k < repeat; k++ {
+			out = append(out, fr)
+		}
+	}
+	return out
+}
+
+// Reusing a frame's verdict for the equal frame below it must never change a walk's class,
+// reason or unresolved ids: checked against classifying every frame.
+func classifyBothWays(t *testing.T, c *Classifier, frames []samplelog.Frame) {
+	r := &samplelog.Record{Result: int32(len(frames)), Frames: frames}
+	w := c.walker(0)
+	memoFrames = false
+	class, reason, unresolved := c.classify(w, r)
+	memoFrames = true
+	class2, reason2, unresolved2 := c.classify(w, r)
+	require.Equal(t, class, class2, "%v", frames)
+	require.Equal(t, reason, reason2, "%v", frames)
+	require.Equal(t, unresolved, unresolved2, "%v", frames)
+}
+
+func TestFrameMemoAgrees(t *testing.T) {
+	c := New(Config{Walkers: []string{"w"}, Methods: memoTable(t), MaxDepth: 64})
+	// Equal frames with equal callees (none, below a VM frame) whose frames above differ:
+	// the first enterSpecial sits below enter, the second below the first.
+	vm := samplelog.Frame{Type: samplelog.FrameCPP, Method: 0x7f00}
+	special := samplelog.Frame{Type: samplelog.FrameNative, Method: 0x302, Bci: -3}
+	classifyBothWays(t, c, []samplelog.Frame{typed(0x301, 3, samplelog.FrameCompiled), vm, special, vm, special})
+	rng := rand.New(rand.NewPCG(1, 2))
+	classes := map[string]int{}
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, 2+rng.IntN(24))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		frames := memoWalk(b)
+		classifyBothWays(t, c, frames)
+		got, _ := c.Classify(&samplelog.Record{Result: int32(len(frames)), Frames: frames})
+		classes[got]++
+	}
+	// The alphabet reaches the verdicts the memo could get wrong, not only OK.
+	for _, want := range []string{walkclass.OK, walkclass.InvalidPrefix + ReasonCallerNotInvoke,
+		walkclass.InvalidPrefix + ReasonContinuationGap, walkclass.Invalid, walkclass.TruncatedShort} {
+		assert.Positive(t, classes[want], "%s among %v", want, classes)
+	}
+}
+
+func FuzzFrameMemoAgrees(f *testing.F) {
+	f.Add([]byte{0x01, 0x03, 0xc0, 0x01, 0x02, 0x01})
+	f.Add([]byte{0x40, 0x85, 0xc0, 0x81, 0x06, 0x00, 0x02, 0x03})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		classifyBothWays(t, New(Config{Walkers: []string{"w"}, Methods: memoTable(t), MaxDepth: 64}), memoWalk(b))
+	})
+}
+
+// A recursion-shaped walk: a leaf, 2,046 frames of one caller at its invoke, the root.
+func BenchmarkClassifyDeep(b *testing.B) {
+	tab := methods.New()
+	tab.Parse([]byte("M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n" +
+		"M\t0x201\tLapp/C;\tleaf\t()V\t6\ts\nB\t0x201\t10053c840101b1\n" +
+		"M\t0x202\tLjava/lang/Thread;\trun\t()V\t4\tt\nB\t0x202\t2ab60001b1\n"))
+	c := New(Config{Walkers: []string{"w"}, Methods: tab, MaxDepth: 4096})
+	frames := []samplelog.Frame{typed(vLeaf, 3, samplelog.FrameCompiled)}
+	for i := 0; i < 2046; i++ {
+		frames = append(frames, typed(vCaller, 1, samplelog.FrameInlined))
+	}
+	frames = append(frames, typed(vRoot, 1, samplelog.FrameInterpreted))
+	r := &samplelog.Record{Result: int32(len(frames)), Frames: frames}
+	w := c.walker(0)
+	if class, reason, _ := c.classify(w, r); class != walkclass.OK {
+		b.Fatalf("%s %s", class, reason)
+	}
+	for _, memo := range []bool{false, true} {
+		b.Run(map[bool]string{false: "every_frame", true: "memo"}[memo], func(b *testing.B) {
+			memoFrames = memo
+			defer func() { memoFrames = true }()
+			for i := 0; i < b.N; i++ {
+				c.classify(w, r)
+			}
 		})
 	}
 }
