@@ -115,9 +115,29 @@ func (c *Classifier) Classify(r *samplelog.Record) (class, reason string) {
 }
 
 // classify also returns the ids of unresolved frames, for the unresolved counts.
-// memoFrames: classify reuses a frame's verdict for the equal frame below it. Off only in
-// the test that checks both ways agree.
+// memoFrames: classify reuses a passing frame's verdict for an equal frame further down.
+// Off only in the test that checks both ways agree.
 var memoFrames = true
+
+// memoSlots: how many recent passing frames classify remembers within one walk.
+const memoSlots = 4
+
+// passedFrame: a frame whose checks passed, with its method and the frames above it then.
+type passedFrame struct {
+	f                samplelog.Frame
+	m, callee, above *methods.Method
+}
+
+// passedBefore: the method of a remembered frame equal to f with the same frames above it,
+// or nil. Slots never filled hold a nil method and match nothing.
+func passedBefore(p *[memoSlots]passedFrame, f *samplelog.Frame, callee, above *methods.Method) *methods.Method {
+	for i := range p {
+		if e := &p[i]; e.m != nil && e.f == *f && e.callee == callee && e.above == above {
+			return e.m
+		}
+	}
+	return nil
+}
 
 func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason string, unresolved []uint64) {
 	if r.Result <= 0 {
@@ -128,13 +148,14 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 	var callee *methods.Method // the Java frame above this one, nil when none or not adjacent
 	var above *methods.Method  // the Java frame above this one, across VM and stub frames
 	first := firstJava(r.Frames)
-	// The previous Java frame, when its checks ran below the top on a resolved method: a
-	// frame equal to it, with the same frames above it, gets the same verdict, so its
-	// lookups and checks are skipped. A deep recursion is thousands of equal frames (the
-	// same method at the same call site), and checking each was the largest share of the
-	// harness's CPU at 100 us on recursion.
-	var last samplelog.Frame
-	var lastM, lastCallee, lastAbove *methods.Method
+	// Recent Java frames whose checks ran below the top on a resolved method and passed: a
+	// frame equal to one of them, with the same frames above it (callee and the Java frame
+	// across VM frames), passes too, so its lookup and checks are skipped. A deep recursion
+	// is thousands of frames of a few kinds (one method at one call site, in a tier that
+	// cycles with the compiler's inlining depth: inlined, inlined, compiled, ...), and
+	// checking each was the largest share of the harness's CPU at 100 us on recursion.
+	var passed [memoSlots]passedFrame
+	next := 0
 	for i := range r.Frames {
 		f := &r.Frames[i]
 		switch f.Type {
@@ -150,9 +171,11 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			continue
 		}
 		bottom = i
-		if memoFrames && lastM != nil && *f == last && callee == lastCallee && above == lastAbove {
-			callee, above = lastM, lastM
-			continue
+		if memoFrames {
+			if m := passedBefore(&passed, f, callee, above); m != nil {
+				callee, above = m, m
+				continue
+			}
 		}
 		m := tab.Get(f.Method)
 		if m == nil {
@@ -175,9 +198,9 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 		if reason == "" && above != nil && continuationGap(m, above) {
 			reason = ReasonContinuationGap
 		}
-		last, lastM, lastCallee, lastAbove = *f, nil, callee, above
-		if !top {
-			lastM = m
+		if reason == "" && !top {
+			passed[next] = passedFrame{*f, m, callee, above}
+			next = (next + 1) % memoSlots
 		}
 		callee, above = m, m
 	}

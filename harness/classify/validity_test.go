@@ -221,7 +221,8 @@ func FuzzFrameMemoAgrees(f *testing.F) {
 	})
 }
 
-// A recursion-shaped walk: a leaf, 2,046 frames of one caller at its invoke, the root.
+// A recursion-shaped walk: a leaf, 2,046 frames of one caller at its invoke (in tiers that
+// cycle as C2's inlining depth does: inlined, inlined, compiled), the root.
 func BenchmarkClassifyDeep(b *testing.B) {
 	tab := methods.New()
 	tab.Parse([]byte("M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n" +
@@ -230,7 +231,7 @@ func BenchmarkClassifyDeep(b *testing.B) {
 	c := New(Config{Walkers: []string{"w"}, Methods: tab, MaxDepth: 4096})
 	frames := []samplelog.Frame{typed(vLeaf, 3, samplelog.FrameCompiled)}
 	for i := 0; i < 2046; i++ {
-		frames = append(frames, typed(vCaller, 1, samplelog.FrameInlined))
+		frames = append(frames, typed(vCaller, 1, []uint32{samplelog.FrameInlined, samplelog.FrameInlined, samplelog.FrameCompiled}[i%3]))
 	}
 	frames = append(frames, typed(vRoot, 1, samplelog.FrameInterpreted))
 	r := &samplelog.Record{Result: int32(len(frames)), Frames: frames}
