@@ -114,7 +114,6 @@ func (c *Classifier) Classify(r *samplelog.Record) (class, reason string) {
 	return class, reason
 }
 
-// classify also returns the ids of unresolved frames, for the unresolved counts.
 // memoFrames: classify reuses a passing frame's verdict for an equal frame further down.
 // Off only in the test that checks both ways agree.
 var memoFrames = true
@@ -139,6 +138,7 @@ func passedBefore(p *[memoSlots]passedFrame, f *samplelog.Frame, callee, above *
 	return nil
 }
 
+// classify also returns the ids of unresolved frames, for the unresolved counts.
 func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason string, unresolved []uint64) {
 	if r.Result <= 0 {
 		return w.errorClass(r.Result), "", nil
