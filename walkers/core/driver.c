@@ -65,7 +65,7 @@ static pthread_t sampler;
 static int sampler_running;
 static int stopping; /* set once by wf_driver_stop, read with atomics (also in the handler) */
 
-int wf_driver_stopping(void) { return __atomic_load_n(&stopping, __ATOMIC_RELAXED); }
+WF_HOT int wf_driver_stopping(void) { return __atomic_load_n(&stopping, __ATOMIC_RELAXED); }
 
 /* cpu mode's event runs continuously when jitter is off (see the top); else one-shot. */
 static int cpu_continuous(void) { return wf_cfg->mode == WF_MODE_CPU && !wf_cfg->jitter_pct; }
@@ -214,7 +214,7 @@ static int start_timer(struct wf_thread *t, clockid_t clk, int signo) {
 
 /* Signal-safe (two loads): whether sig is the cpu engine's (the perf event's) signal, which
  * re-arms at the end of the handler; a timer engine's signal re-arms at its start. */
-int wf_driver_is_cpu_signal(int sig) {
+WF_HOT int wf_driver_is_cpu_signal(int sig) {
     return wf_cfg->mode == WF_MODE_CPU || (wf_cfg->mode == WF_MODE_CPU_WALL && sig != wf_cfg->signo2);
 }
 
@@ -279,7 +279,7 @@ static int rearm_continuous(struct wf_thread *t, uint64_t now) {
 
 /* Called from the signal handler: re-arm the engine that sent sig with the next (jittered)
  * period. Whether it made a syscall (the handler times those apart from its own work). */
-int wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now) {
+WF_HOT int wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now) {
     if (wf_driver_stopping()) return 0;
     if (wf_driver_is_cpu_signal(sig)) {
         if (t->perf_fd < 0) return 0;

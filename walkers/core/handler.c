@@ -81,7 +81,7 @@ static inline uint32_t own_add32(uint32_t *p, uint32_t n) {
 #define WF_TOTAL_BATCH_NS 200000ull
 #define WF_TOTAL_CHECK 8
 
-static int over_budget(struct wf_thread *t, uint64_t now) {
+WF_HOT static int over_budget(struct wf_thread *t, uint64_t now) {
     if (now - t->budget_start >= WF_BUDGET_WINDOW_NS) {
         t->budget_start = now;
         t->budget_used = 0;
@@ -100,7 +100,7 @@ static int over_budget(struct wf_thread *t, uint64_t now) {
     return (int)over;
 }
 
-static void charge(struct wf_thread *t, uint64_t ns) {
+WF_HOT static void charge(struct wf_thread *t, uint64_t ns) {
     t->budget_used += ns;
     if (!total_budget_ns) return;
     if (own_add64(&t->total_pending, ns) >= WF_TOTAL_BATCH_NS)
@@ -119,7 +119,7 @@ __attribute__((noinline, used)) void wf_inject_hang(void) {
 }
 
 /* Register fuzzing: walk a copy of the context with sp/fp/pc moved by seeded amounts. */
-static void *perturb(struct wf_thread *t, ucontext_t *scratch, ucontext_t *uc) {
+__attribute__((cold)) static void *perturb(struct wf_thread *t, ucontext_t *scratch, ucontext_t *uc) {
     memcpy(scratch, uc, sizeof *uc);
     void *s = scratch;
     uint64_t r = wf_rand(&t->rng);
@@ -182,7 +182,10 @@ static inline __attribute__((always_inline)) void prefetch_hot(const struct wf_t
     __builtin_prefetch(&total_budget_ns, 0, 3);
 }
 
-void wf_handler(int sig, siginfo_t *si, void *ucv) {
+/* Branches few signals take (no thread, nested levels, injection, perturbation, remote
+ * walks, cpu+wall's mask) are marked unlikely, and perturb() cold, so GCC lays out the path
+ * every signal takes in fewer instruction lines (WF_HOT, base.h). */
+WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* First: overhead_ns counts the handler's own time from here. The handler's clock
      * (clock.h): one cache line and lfence+rdtsc, no vDSO call; errno untouched. */
     struct wf_clk clk;
@@ -194,7 +197,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * into libc, no wait on t's first line. */
     int *errp = t ? wf_self_words.errp : &errno;
     int saved_errno = *errp;
-    if (!t || wf_driver_stopping()) {
+    if (__builtin_expect(!t || wf_driver_stopping(), 0)) {
         if (hdr) __atomic_fetch_add(&hdr->no_thread, 1, __ATOMIC_RELAXED);
         goto out;
     }
@@ -205,7 +208,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     uint64_t tail_from = 0;
     uint64_t nested_before = t->nested_ns; /* level 0: nested levels' time is charged by them */
     int cpu_engine = wf_driver_is_cpu_signal(sig);
-    if (level) {
+    if (__builtin_expect(level, 0)) {
         __atomic_fetch_add(&hdr->nested, 1, __ATOMIC_RELAXED);
         if (level >= WF_NEST_MAX || !t->frames_nested) {
             /* Not walked; a one-shot engine (cpu, jittered timer) still needs its re-arm. */
@@ -257,7 +260,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     }
     bump(&st->walked, 1);
     if (level) __atomic_fetch_add(&hdr->nested_walked, 1, __ATOMIC_RELAXED);
-    if (wf_cfg->inject != WF_INJECT_NONE &&
+    if (__builtin_expect(wf_cfg->inject != WF_INJECT_NONE, 0) &&
         __atomic_add_fetch(&inject_count, 1, __ATOMIC_RELAXED) == wf_cfg->inject_at) {
         if (wf_cfg->inject == WF_INJECT_SEGV) wf_inject_fault();
         else wf_inject_hang();
@@ -270,7 +273,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
     void *uc = ucv;
     uint16_t flags = level ? WF_REC_NESTED : 0;
     struct wf_frame *frames = level ? t->frames_nested : t->frames;
-    if (wf_cfg->perturb_pct && wf_rand(&t->rng) % 100 < wf_cfg->perturb_pct) {
+    if (wf_cfg->perturb_pct && __builtin_expect(wf_rand(&t->rng) % 100 < wf_cfg->perturb_pct, 0)) {
         uc = perturb(t, &t->scratch_uc[level], ucv);
         flags |= WF_REC_PERTURBED;
         __atomic_fetch_add(&hdr->perturbed, 1, __ATOMIC_RELAXED);
@@ -296,12 +299,12 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * remote-walk thread while this one waits here (remote.c). Level 0 only: a nested level's
      * context is the other handler, and one parked level per thread is enough. */
     uint32_t remote = 0;
-    if (!level && wf_cfg->remote_pct && (remote = wf_remote_walkers()) != 0 &&
+    if (!level && __builtin_expect(wf_cfg->remote_pct != 0, 0) && (remote = wf_remote_walkers()) != 0 &&
         wf_rand(&t->rng) % 100 >= wf_cfg->remote_pct)
         remote = 0;
     /* cpu+wall: the other engine's signal may interrupt only the walks (see wf_handler_install). */
     const sigset_t *nestable = NULL;
-    if (!level && wf_cfg->mode == WF_MODE_CPU_WALL) {
+    if (!level && __builtin_expect(wf_cfg->mode == WF_MODE_CPU_WALL, 0)) {
         nestable = sig == wf_cfg->signo ? &only_signo2 : &only_signo;
         pthread_sigmask(SIG_UNBLOCK, nestable, NULL); /* async-signal-safe (rt_sigprocmask) */
         now = wf_clk_now(&clk); /* the walk's clock starts after the syscall */
@@ -317,7 +320,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         uint32_t walk_ns, handoff_ns = 0;
         uint16_t wflags = flags;
         struct wf_remote_result rr;
-        if ((remote & (1u << w)) && wf_remote_walk(t, wf_walkers[w], &ctx, frames, wf_cfg->depth, &rr)) {
+        if (__builtin_expect((remote & (1u << w)) != 0, 0) && wf_remote_walk(t, wf_walkers[w], &ctx, frames, wf_cfg->depth, &rr)) {
             /* Walked on the remote-walk thread: its start and time inside walk() are the
              * record's; the rest of the park (post, wake-ups, copy back) is the handoff,
              * added to overhead_ns. */
@@ -373,7 +376,7 @@ void wf_handler(int sig, siginfo_t *si, void *ucv) {
         t->last_append_ns = (uint32_t)(append_total / (uint64_t)appends);
         if (!level) tail_from = now; /* read after the last append on a timed signal */
     }
-    if (!level && wf_cfg->reference_pct && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
+    if (!level && __builtin_expect(wf_cfg->reference_pct != 0, 0) && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
         wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
 
 done:;

@@ -35,7 +35,7 @@ static int nwalkers;
 static int reference_walker = -1;
 static int need_safepoint;
 
-const struct wf_walker *const *wf_walkers_list(int *n) {
+WF_HOT const struct wf_walker *const *wf_walkers_list(int *n) {
     *n = nwalkers;
     return walkers;
 }
