@@ -150,8 +150,8 @@ type Header struct {
 	DroppedBytes      uint64
 	AgentState        State
 	Requested         uint64 // signals the driver asked for, overruns included
-	Delivered         uint64 // signals that reached the handler
-	Walked            uint64 // signals on which at least one walker ran
+	Delivered         uint64 // signals whose handler finished (a walk that crashed or hangs is not counted)
+	Walked            uint64 // signals on which at least one walker ran and returned
 	Overruns          uint64 // timer expirations the kernel merged
 	ThreadsRegistered uint64
 	ThreadTableOffset uint64

@@ -37,10 +37,13 @@ static uint64_t inject_count; /* process-wide walk number, only counted when inj
  * JVM would never reach a safepoint: an overload of walkfuzz's making, which the harness would
  * otherwise see as a hang. So one thread may spend at most budget_pct of a window in the
  * handler, and all threads together at most budget_total_pct of all CPUs' time in it; a signal
- * that arrives over either budget is counted as shed and not walked.
- * Signal-safe: the thread's own window lives in its wf_thread (only level 0 of a nested
- * handler charges it; a nested level may reset the window under the outer one: a blur); the process-wide window is two atomics, reset by whoever wins a CAS.
- * Races only blur the accounting by a walk or two. */
+ * that arrives over either budget is counted as shed and not walked. Each handler's end
+ * judges whether the thread's next signal may walk (charge() below) and leaves the verdict
+ * in the thread's TLS line, which the next handler reads before its walk.
+ * Signal-safe: the thread's own window lives in its wf_thread (each handler level charges
+ * its own time; a nested level may reset the window under the outer one: a blur); the
+ * process-wide window is two atomics, reset by whoever wins a CAS. Races only blur the
+ * accounting by a walk or two. */
 static uint64_t total_budget_ns; /* per window, all threads; 0 = unlimited (set at load) */
 static uint64_t total_start, total_used;
 
@@ -81,30 +84,38 @@ static inline uint32_t own_add32(uint32_t *p, uint32_t n) {
 #define WF_TOTAL_BATCH_NS 200000ull
 #define WF_TOTAL_CHECK 8
 
-WF_HOT static int over_budget(struct wf_thread *t, uint64_t now) {
-    if (now - t->budget_start >= WF_BUDGET_WINDOW_NS) {
-        t->budget_start = now;
+/* Charges ns of handler time to the thread (and in batches to the process-wide window), and
+ * decides whether the thread's next signal may walk: the verdict goes to TLS (shed_until),
+ * where the next handler reads it before its walk without waiting for the wf_thread's lines.
+ * at: this handler's entry, which starts a new window when the last one is over (as the
+ * entry of a signal after a quiet spell would). Called at every handler's end, shed or not,
+ * so the process-wide budget is re-read every WF_TOTAL_CHECK signals either way. */
+WF_HOT static void charge(struct wf_thread *t, struct wf_self_words *sw, uint64_t ns, uint64_t at) {
+    if (at - t->budget_start >= WF_BUDGET_WINDOW_NS) {
+        t->budget_start = at;
         t->budget_used = 0;
     }
-    if (wf_cfg->budget_pct && t->budget_used >= WF_BUDGET_WINDOW_NS * wf_cfg->budget_pct / 100) return 1;
-    if (!total_budget_ns) return 0;
-    /* The thread's own words; atomics against a nested level of this handler (cpu+wall). */
-    if ((own_add32(&t->total_check, 1) - 1) % WF_TOTAL_CHECK)
-        return __atomic_load_n(&t->total_over, __ATOMIC_RELAXED);
-    uint64_t ws = __atomic_load_n(&total_start, __ATOMIC_RELAXED);
-    if (now - ws >= WF_BUDGET_WINDOW_NS &&
-        __atomic_compare_exchange_n(&total_start, &ws, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        __atomic_store_n(&total_used, 0, __ATOMIC_RELAXED);
-    uint32_t over = __atomic_load_n(&total_used, __ATOMIC_RELAXED) >= total_budget_ns;
-    __atomic_store_n(&t->total_over, over, __ATOMIC_RELAXED);
-    return (int)over;
-}
-
-WF_HOT static void charge(struct wf_thread *t, uint64_t ns) {
     t->budget_used += ns;
-    if (!total_budget_ns) return;
-    if (own_add64(&t->total_pending, ns) >= WF_TOTAL_BATCH_NS)
-        __atomic_fetch_add(&total_used, __atomic_exchange_n(&t->total_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    uint64_t until = 0;
+    if (wf_cfg->budget_pct && t->budget_used >= WF_BUDGET_WINDOW_NS * wf_cfg->budget_pct / 100)
+        until = t->budget_start + WF_BUDGET_WINDOW_NS; /* a signal after the window walks again */
+    if (total_budget_ns) {
+        if (own_add64(&t->total_pending, ns) >= WF_TOTAL_BATCH_NS)
+            __atomic_fetch_add(&total_used, __atomic_exchange_n(&t->total_pending, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+        /* The thread's own words; atomics against a nested level of this handler (cpu+wall). */
+        if (!((own_add32(&t->total_check, 1) - 1) % WF_TOTAL_CHECK)) {
+            uint64_t ws = __atomic_load_n(&total_start, __ATOMIC_RELAXED);
+            if (at - ws >= WF_BUDGET_WINDOW_NS &&
+                __atomic_compare_exchange_n(&total_start, &ws, at, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                __atomic_store_n(&total_used, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&t->total_over, __atomic_load_n(&total_used, __ATOMIC_RELAXED) >= total_budget_ns,
+                             __ATOMIC_RELAXED);
+        }
+        if (__atomic_load_n(&t->total_over, __ATOMIC_RELAXED)) until = UINT64_MAX; /* until a check finds room */
+    }
+    /* A single aligned word of the thread's own TLS: a nested level (cpu+wall) writing it
+     * between these lines only blurs the verdict by a signal. */
+    __atomic_store_n(&sw->shed_until, until, __ATOMIC_RELAXED);
 }
 
 /* Test-only fault and hang injection (--inject segv@N / hang@N). Kept out of line and
@@ -190,23 +201,28 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
      * (clock.h): one cache line and lfence+rdtsc, no vDSO call; errno untouched. */
     struct wf_clk clk;
     uint64_t t0 = wf_clk_start(&clk);
-    struct wf_thread *t = wf_thread_self();      /* initial-exec TLS load */
+    /* Up to its first walk the handler reads only this TLS line, the clock's line and the
+     * configuration (threads.h): the wf_thread's lines are prefetched here and read after the
+     * walk, when they have arrived. */
+    struct wf_self_words *sw = &wf_self_words;
+    struct wf_thread *t = sw->t;
     struct wf_log_header *hdr = wf_log_header(); /* the mapping's address, set before signals */
     if (t) prefetch_hot(t, hdr);
-    /* errno through the address the thread cached at registration (TLS, beside t): no call
-     * into libc, no wait on t's first line. */
-    int *errp = t ? wf_self_words.errp : &errno;
+    /* errno through the address the thread cached at registration: no call into libc. */
+    int *errp = t ? sw->errp : &errno;
     int saved_errno = *errp;
     if (__builtin_expect(!t || wf_driver_stopping(), 0)) {
         if (hdr) __atomic_fetch_add(&hdr->no_thread, 1, __ATOMIC_RELAXED);
         goto out;
     }
-    int level = t->in_handler;
+    int level = sw->level;
     /* On a timed signal (every 16th): the clock after the last append, from which the tail
      * (the budget's charge, the counters, the handler's exit; the re-arm's syscall excluded)
      * is timed for the thread's next records. 0 on other signals. */
     uint64_t tail_from = 0;
-    uint64_t nested_before = t->nested_ns; /* level 0: nested levels' time is charged by them */
+    /* Level 0: nested levels' time is charged by them. Only cpu+wall nests: elsewhere the
+     * word stays 0 and is not read before the walk. */
+    uint64_t nested_before = wf_cfg->mode == WF_MODE_CPU_WALL ? t->nested_ns : 0;
     int cpu_engine = wf_driver_is_cpu_signal(sig);
     if (__builtin_expect(level, 0)) {
         __atomic_fetch_add(&hdr->nested, 1, __ATOMIC_RELAXED);
@@ -220,27 +236,18 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     sigjmp_buf *saved_fault_jmp = wf_fault_jmp;
     uint16_t saved_note = wf_walk_note;
     wf_fault_jmp = NULL; /* a fault in this handler outside a walker's own region is not the outer walk's */
+    /* Stores only (t->in_handler is what fault.c reads during the walks): a store to a line
+     * that has not arrived waits in the store buffer, not in the handler. */
+    sw->level = level + 1;
     t->in_handler = level + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    struct wf_log_thread *st = t->stats;
+    struct wf_log_thread *st = sw->stats;
     if (!level) {
         /* Published in the shared slot too: the harness tells a walk that never returns (a hang)
          * from a thread that merely keeps entering the handler (overload). */
         __atomic_store_n(&t->handler_since, t0, __ATOMIC_RELAXED);
         __atomic_store_n(&st->handler_since, t0, __ATOMIC_RELAXED);
-        wf_driver_enter(t);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    }
-
-    /* Counters live in the thread's own slot (no cache line shared with other threads);
-     * the service thread folds them into the header's totals. */
-    bump(&st->delivered, 1);
-    if (si && si->si_code == SI_TIMER) {
-        uint64_t owed = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
-        /* cpu+wall: the driver's account adds the wall engine's share to the task clock's. */
-        if (wf_cfg->mode == WF_MODE_CPU_WALL) bump(&t->timer_requested, owed);
-        else bump(&st->requested, owed);
-        bump(&st->overruns, owed - 1);
     }
     /* Timer engines re-arm now (their clock runs on regardless); the cpu engine re-arms at
      * the end, so the walkers' own time is not counted as the workload's CPU time: otherwise a
@@ -254,12 +261,9 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
         rearm_ns = wf_clk_now(&clk) - r0;
     }
 
-    if (over_budget(t, t0)) {
-        bump(&st->shed, 1);
-        goto done;
-    }
-    bump(&st->walked, 1);
-    if (level) __atomic_fetch_add(&hdr->nested_walked, 1, __ATOMIC_RELAXED);
+    /* The verdict the last handler's charge left (load shedding, above). */
+    int shed = t0 < __atomic_load_n(&sw->shed_until, __ATOMIC_RELAXED);
+    if (shed) goto done;
     if (__builtin_expect(wf_cfg->inject != WF_INJECT_NONE, 0) &&
         __atomic_add_fetch(&inject_count, 1, __ATOMIC_RELAXED) == wf_cfg->inject_at) {
         if (wf_cfg->inject == WF_INJECT_SEGV) wf_inject_fault();
@@ -269,17 +273,18 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* Per-thread sequence: (tid, sample) names one signal, shared by its walkers' records.
      * Atomic where a nested signal can interrupt the add (cpu+wall): it must not take the
      * same number. */
-    uint64_t sample = own_add64(&t->sample_seq, 1);
+    uint64_t sample = own_add64(&sw->sample, 1);
     void *uc = ucv;
     uint16_t flags = level ? WF_REC_NESTED : 0;
-    struct wf_frame *frames = level ? t->frames_nested : t->frames;
+    struct wf_frame *frames = level ? t->frames_nested : sw->frames;
     if (wf_cfg->perturb_pct && __builtin_expect(wf_rand(&t->rng) % 100 < wf_cfg->perturb_pct, 0)) {
         uc = perturb(t, &t->scratch_uc[level], ucv);
         flags |= WF_REC_PERTURBED;
         __atomic_fetch_add(&hdr->perturbed, 1, __ATOMIC_RELAXED);
     }
-    struct wf_walk_ctx ctx = {.ucontext = uc, .jni = t->jni, .tid = t->tid, .sample = sample};
-    uint32_t region = wf_region_tag(t);
+    struct wf_walk_ctx ctx = {.ucontext = uc, .jni = sw->jni, .tid = sw->tid, .sample = sample};
+    uint32_t region = 0;
+    int region_read = 0; /* read after the first walk, from t's line (the thread is stopped here: it cannot change) */
     /* Clock reads: entry (t0), the re-arm's two in the timer modes only, one before the
      * walks, per walker one after its walk and one after its append (the next walk's start;
      * after the last walker's append only on every 16th signal, when the append is timed),
@@ -309,7 +314,12 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
         pthread_sigmask(SIG_UNBLOCK, nestable, NULL); /* async-signal-safe (rt_sigprocmask) */
         now = wf_clk_now(&clk); /* the walk's clock starts after the syscall */
     }
-    if (!level) wf_log_prefetch(&t->chains[0]);
+    if (!level) {
+        /* After the walk's clock has started, so the loads here (t's words, the event's page,
+         * the log's cursor) overlap the walk instead of holding up its start. */
+        wf_driver_enter(t);
+        wf_log_prefetch(&t->chains[0]);
+    }
     for (int k = 0; k < wf_nwalkers; k++) {
         /* With two walkers, alternate who goes first so neither always sees a warmer cache. */
         int w = (wf_nwalkers > 1 && (sample & 1)) ? wf_nwalkers - 1 - k : k;
@@ -338,6 +348,10 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
         }
         now = w1;
         if (n == WF_WALK_DEFERRED) continue; /* its trace is appended when delivered */
+        if (!region_read) {
+            region = wf_region_tag(t);
+            region_read = 1;
+        }
         struct wf_record r = {
             .tid = t->tid,
             .walker = (uint16_t)w,
@@ -362,6 +376,7 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
              * walk writes into: level 0's frames buffer is whichever the chains left over. */
             wf_log_append_chain(w < WF_LOG_MAX_WALKERS ? &t->chains[w] : NULL, &r, &frames, n > 0 ? n : 0);
             t->frames = frames;
+            sw->frames = frames;
         } else {
             wf_log_append_record(&r, frames, n > 0 ? n : 0);
         }
@@ -372,6 +387,7 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
         }
     }
     if (nestable) pthread_sigmask(SIG_BLOCK, nestable, NULL);
+    if (level) __atomic_fetch_add(&hdr->nested_walked, 1, __ATOMIC_RELAXED);
     if (timed && appends) {
         t->last_append_ns = (uint32_t)(append_total / (uint64_t)appends);
         if (!level) tail_from = now; /* read after the last append on a timed signal */
@@ -379,7 +395,21 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     if (!level && __builtin_expect(wf_cfg->reference_pct != 0, 0) && wf_rand(&t->rng) % 100 < wf_cfg->reference_pct)
         wf_safepoint_request(t, 1u << wf_walkers_reference(), sample);
 
-done:;
+done:
+    /* Counters live in the thread's own slot (no cache line shared with other threads); the
+     * service thread folds them into the header's totals. They count handlers that finished:
+     * bumped before the walk, the slot's line held up the walk's start (loads of it, and
+     * even a store of the walked count: loops at 100 us, 11 interleaved rounds, p50 median
+     * ~274 against ~247 ns). So a signal whose walk crashed or never returned is in none. */
+    bump(&st->delivered, 1);
+    if (si && si->si_code == SI_TIMER) {
+        uint64_t owed = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+        /* cpu+wall: the driver's account adds the wall engine's share to the task clock's. */
+        if (wf_cfg->mode == WF_MODE_CPU_WALL) bump(&t->timer_requested, owed);
+        else bump(&st->requested, owed);
+        bump(&st->overruns, owed - 1);
+    }
+    bump(shed ? &st->shed : &st->walked, 1);
     /* One reading serves the cpu engine's re-arm (its slow-handler test) and the budget's
      * charge; a second only when the re-arm made a syscall, which is then charged but left
      * out of the tail. (Each reading is an lfence and an rdtsc, ~13 ns here: a timed signal's
@@ -393,10 +423,10 @@ done:;
     }
     uint64_t spent = end - t0;
     if (level) {
-        charge(t, spent);
+        charge(t, sw, spent, t0);
         t->nested_ns += spent; /* one level of nesting at most writes it (WF_NEST_MAX 2) */
     } else {
-        charge(t, spent - (t->nested_ns - nested_before));
+        charge(t, sw, spent - (t->nested_ns - nested_before), t0);
         /* Wall time spent in the handler, nested levels included, for the record (in cpu mode
          * the task clock did not count it). */
         bump(&st->handler_ns, spent);
@@ -406,6 +436,7 @@ done:;
     if (tail_from) t->last_tail_ns = (uint32_t)(wf_clk_now(&clk) - tail_from - rearm_tail);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->in_handler = level;
+    sw->level = level;
     wf_fault_jmp = saved_fault_jmp;
     wf_walk_note = saved_note;
 out:

@@ -86,6 +86,12 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
 
     wf_self_words.stats = stats;
     wf_self_words.errp = &errno;
+    wf_self_words.frames = t->frames;
+    wf_self_words.jni = t->jni;
+    wf_self_words.tid = t->tid;
+    wf_self_words.sample = 0;
+    wf_self_words.shed_until = 0;
+    wf_self_words.level = 0;
     wf_self_words.t = t;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (arm && wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);

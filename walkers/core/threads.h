@@ -60,7 +60,6 @@ struct wf_thread {
     volatile uint64_t handler_since; /* CLOCK_MONOTONIC at handler entry, 0 outside it */
     uint32_t last_append_ns;     /* cost of one log append on the last timed signal */
     uint32_t last_tail_ns;       /* the handler's time after its last append then (re-arm excluded) */
-    uint64_t sample_seq;         /* signals walked on this thread */
     uint64_t budget_start;       /* load shedding: this thread's current window ... */
     uint64_t budget_used;        /* ... and the handler time spent in it */
     uint64_t nested_ns;          /* handler time of nested levels (cpu+wall), charged by them */
@@ -96,15 +95,33 @@ static inline uint32_t wf_region_tag(struct wf_thread *t) {
     return r;
 }
 
-/* The words the handler needs first, in one TLS block of this library (threads.c writes them
- * at registration): hidden and initial-exec, so each is one load at a fixed offset from %fs
- * (the offset from this library's GOT), with no call and no wait on the wf_thread's own first
- * line. errp: the thread's errno, which the handler saves first thing. */
+/* Everything the handler reads before its first walk, in one 64-byte line of this library's
+ * TLS block: hidden and initial-exec, so each word is one load at a fixed offset from %fs
+ * (the offset from this library's GOT), with no call. Between two signals the workload
+ * evicts what the handler touches; a load of the wf_thread before the walk waited for this
+ * line first (t) and then for t's own line, two misses one after the other, while the walk's
+ * clock (an lfence) waited for both. So the words needed to start a walk live here, and the
+ * wf_thread's lines are only prefetched at the entry and read after the walk.
+ * Writers: threads.c at registration (t, stats, errp, frames, jni, tid); then the thread's
+ * own handler (level, sample, shed_until, and frames after each append, which mirrors
+ * t->frames: the buffer the next level-0 walk writes into). A second line cost more than it
+ * saved: with the slot's delivered counter and a generator of its own there, overhead_ns p50
+ * on loops read 253-286 ns against 231-247 with this one line (5 interleaved rounds). */
 struct wf_self_words {
     struct wf_thread *t;
-    struct wf_log_thread *stats;
-    int *errp;
-};
+    struct wf_log_thread *stats; /* t->stats */
+    int *errp;                   /* the thread's errno, which the handler saves first thing */
+    struct wf_frame *frames;     /* t->frames */
+    JNIEnv *jni;                 /* t->jni */
+    uint64_t sample;             /* signals walked on this thread: the records' sample numbers */
+    /* Load shedding: a signal arriving before this time is shed, not walked. Set at the end
+     * of each handler from the thread's budget window, or to UINT64_MAX while the
+     * process-wide budget is spent (handler.c). */
+    uint64_t shed_until;
+    uint32_t tid;                /* t->tid */
+    int level;                   /* t->in_handler */
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct wf_self_words) == 64, "the handler's first words fill one cache line");
 extern __thread struct wf_self_words wf_self_words __attribute__((visibility("hidden"), tls_model("initial-exec")));
 
 /* The calling thread's wf_thread, NULL if it is not tracked. A TLS load: signal-safe. */

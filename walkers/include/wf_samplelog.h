@@ -91,8 +91,8 @@ struct wf_log_thread {
     uint32_t alive;         /*  4 */
     char name[WF_LOG_THREAD_NAME]; /* 8 */
     uint64_t requested;     /* 56 */
-    uint64_t delivered;     /* 64 */
-    uint64_t walked;        /* 72 */
+    uint64_t delivered;     /* 64 (these counters count handlers that finished: a signal whose */
+    uint64_t walked;        /* 72  walk crashed or hangs is in none of them) */
     uint64_t overruns;      /* 80 */
     uint64_t cpu_ns;        /* 88 task clock at the last read (cpu mode) */
     uint64_t handler_ns;    /* 96 wall time spent in our handler (cpu mode) */
