@@ -161,13 +161,16 @@ final class Jni implements Workload {
 
     private Link link(Ctx ctx) throws IOException {
         if (links[ctx.index] != null) return links[ctx.index];
-        ServerSocket s;
+        Socket client, served;
+        // Connect and accept under one lock: with two workers connecting at once, each one's
+        // accept could return the other's connection, and the first to stop would then close
+        // the link the other was still reading ("echo link closed").
         synchronized (this) {
             if (server == null) server = new ServerSocket(0, 64, InetAddress.getByName("127.0.0.1"));
-            s = server;
+            client = new Socket(server.getInetAddress(), server.getLocalPort());
+            served = server.accept();
         }
-        Socket client = new Socket(s.getInetAddress(), s.getLocalPort());
-        links[ctx.index] = new Link(client, s.accept(), run.nextThreadName(), System.nanoTime() + attachEveryNs);
+        links[ctx.index] = new Link(client, served, run.nextThreadName(), System.nanoTime() + attachEveryNs);
         return links[ctx.index];
     }
 
