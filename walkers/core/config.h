@@ -7,10 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* WF_MODE_CPU_WALL: two engines on every thread at once (the cpu mode's perf event on signo and
- * the wall mode's timer on signo2, same handler), so one signal's handler can interrupt the
- * other's and re-enter a walker (JDK-8329103, JDK-8339133). */
-enum wf_mode { WF_MODE_CPU, WF_MODE_WALL, WF_MODE_CPU_TIMER, WF_MODE_TGKILL, WF_MODE_CPU_WALL };
 enum wf_target { WF_TARGET_ALL, WF_TARGET_WORKLOAD };
 enum wf_pattern { WF_PATTERN_ALL, WF_PATTERN_SUBSET, WF_PATTERN_ONE, WF_PATTERN_BURST };
 enum wf_inject { WF_INJECT_NONE, WF_INJECT_SEGV, WF_INJECT_HANG };
@@ -20,11 +16,10 @@ struct wf_config {
     char methods_path[4096];
     char codes_path[4096];     /* walker error-code names, written once at load */
     char walkers[512];
-    enum wf_mode mode;
     uint64_t interval_ns;
     uint32_t jitter_pct;       /* 0..100: each period drawn from interval * (1 +- jitter) */
     int signo;
-    int signo2;                /* WF_MODE_CPU_WALL: the wall engine's signal (default SIGVTALRM) */
+    int signo2;                /* mode cpu+wall: the wall engine's signal (default SIGVTALRM) */
     uint64_t seed;
     int depth;
     enum wf_target target;
@@ -39,6 +34,7 @@ struct wf_config {
     uint32_t read_fault_ppm;   /* walkers' protected reads failed on purpose, per million (0 = off) */
     uint32_t remote_pct;       /* level-0 signals whose remote-capable walkers walk on the
                                   remote-walk thread (remote.c), % (0 = off) */
+    char mode[16];             /* the signal engine's name (engine.c), read at load only */
 };
 
 /* The loaded configuration; only config.c writes it (in wf_config_load). */
