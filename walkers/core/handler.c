@@ -188,15 +188,15 @@ static inline __attribute__((always_inline)) void prefetch_hot(const struct wf_t
     if (st) __builtin_prefetch(st + 64, 1, 3);
     for (int i = 0; i < 5; i++) __builtin_prefetch(p + 64 * i, 1, 3);
     if (hdr) __builtin_prefetch(&hdr->write_cursor, 1, 3);
-    __builtin_prefetch(&wf_cfg->interval_ns, 0, 3);
-    __builtin_prefetch(&wf_cfg->remote_pct, 0, 3);
+    __builtin_prefetch(wf_cfg, 0, 3); /* its per-signal words: one line (config.h) */
+    __builtin_prefetch(&wf_signals, 0, 3); /* the stop flag, read next, and the engine's words */
     __builtin_prefetch(&total_budget_ns, 0, 3);
 }
 
 /* Branches few signals take (no thread, nested levels, injection, perturbation, remote
  * walks, cpu+wall's mask) are marked unlikely, and perturb() cold, so GCC lays out the path
  * every signal takes in fewer instruction lines (WF_HOT, base.h). */
-WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
+WF_HOT __attribute__((aligned(64))) void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* First: overhead_ns counts the handler's own time from here. The handler's clock
      * (clock.h): one cache line and lfence+rdtsc, no vDSO call; errno untouched. */
     struct wf_clk clk;
