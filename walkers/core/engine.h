@@ -13,8 +13,8 @@
 
 /* What the signal handler reads of the chosen engine on every signal. Filled once at load by
  * the engine's configure (before any signal), read-only afterwards but for the stop flag: the
- * handler reads it with plain loads. One cache line, which the stop flag the handler reads
- * first thing already brings in. Hidden: no GOT load in the handler. */
+ * handler reads it with plain loads. One cache line, prefetched at the handler's entry with
+ * its other lines (handler.c). Hidden: no GOT load in the handler. */
 struct wf_engine_signals {
     int stopping;          /* set once by wf_engine_stop, read with atomics */
     /* The signal re-armed at the handler's end, so the walkers' own time is not counted as
@@ -39,7 +39,7 @@ struct wf_engine_signals {
 } __attribute__((aligned(64)));
 extern struct wf_engine_signals wf_signals __attribute__((visibility("hidden")));
 
-/* One signal engine. Every hook but configure and rearm may be NULL (nothing to do). */
+/* One signal engine. Every hook but configure may be NULL (nothing to do). */
 struct wf_engine {
     const char *name; /* the mode option's value */
     /* At load, from the configuration: fills the handler's words (rearm included). 0, or -1

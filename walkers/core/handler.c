@@ -177,11 +177,12 @@ static sigset_t only_signo, only_signo2;
 
 /* Between two signals the workload has usually pushed everything this handler touches out of
  * the cache: its thread's state, the shared counters slot, the log's cursor line, the
- * configuration. Taken one after the other those misses were most of the handler's own time
- * (p50 ~400 ns of bookkeeping on loops at 100 us); asked for all at once, first thing, they
- * overlap each other. Prefetches have no architectural effect (a bad address is ignored),
- * so they are signal-safe. Always inlined: a function that only prefetches has no effect GCC
- * can see, and a call to it (outside inlining) is dropped as dead code. */
+ * configuration, the engine's words. Taken one after the other those misses were most of the
+ * handler's own time (p50 ~400 ns of bookkeeping on loops at 100 us); asked for all at once,
+ * first thing, they overlap each other. Prefetches have no architectural effect (a bad
+ * address is ignored), so they are signal-safe. Always inlined: a function that only
+ * prefetches has no effect GCC can see, and a call to it (outside inlining) is dropped as
+ * dead code. */
 static inline __attribute__((always_inline)) void prefetch_hot(const struct wf_thread *t, const struct wf_log_header *hdr) {
     const char *p = (const char *)t; /* 64-byte aligned (threads.c) */
     const char *st = (const char *)wf_thread_self_stats(); /* TLS, not t->stats: no wait on t */

@@ -5,8 +5,8 @@
  * it into the parked thread's own frames buffer, and releases it. The record is appended by
  * the parked thread itself, in its own chain, flagged WF_REC_REMOTE (handler.c).
  *
- * One native thread ("wf-remote": a pthread, never attached to the JVM, not tracked, so the
- * driver never signals it; every asynchronous signal is blocked in it anyway) and a single-slot
+ * One native thread ("wf-remote": a pthread, never attached to the JVM, not tracked, so no
+ * engine signals it; every asynchronous signal is blocked in it anyway) and a single-slot
  * mailbox. The mailbox's state word is the only synchronisation and the futex both sides sleep
  * on:
  *   IDLE -> CLAIMED   a handler took the slot (CAS; a busy slot: the handler walks locally)
