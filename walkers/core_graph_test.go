@@ -11,39 +11,72 @@ import (
 
 // A unit of the agent's core is a .c file and its header of the same name (or a header
 // alone, such as base.h). One unit depends on another when its .c or .h includes the
-// other's header: a unit includes the header of every unit it calls, so the include graph
-// is the call graph's cover.
-var coreInclude = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"/]+)\.h"`)
+// other's header, or when its .c names a symbol the other's .c defines (the walker ABI's
+// TLS words, declared in walkers/include but defined in the core, are reached that way).
+var (
+	coreInclude = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"/]+)\.h"`)
+	// A function defined at file scope: its name, its parameters, then its body.
+	coreFunc = regexp.MustCompile(`(?m)^([A-Za-z_][^;{}()=]*?)\b(wf_\w+)\s*\([^;{]*\)\s*\{`)
+	// A variable defined at file scope: `[__thread] [const] type [*] [const] wf_name [WF_TLS] (= | ; | [)`.
+	coreVar  = regexp.MustCompile(`(?m)^((?:__thread\s+)?(?:const\s+)?(?:struct\s+)?\w+\s*\*?\s*(?:const\s+)?)(wf_\w+)\s*(?:WF_TLS\s*)?[=;\[]`)
+	coreName = regexp.MustCompile(`\bwf_\w+\b`)
+)
 
-// coreGraph reads walkers/core: unit -> the core units it includes.
+// coreGraph reads walkers/core: unit -> the core units it depends on.
 func coreGraph(t *testing.T) map[string][]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("core", "*.[ch]"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no C files under walkers/core: %v", err)
 	}
+	unit := func(f string) string { return strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)) }
+	srcs := map[string]string{}
 	units := map[string]bool{}
+	definedIn := map[string]string{} // symbol -> unit
 	for _, f := range files {
-		units[strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))] = true
-	}
-	deps := map[string]map[string]bool{}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
+		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		u := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		srcs[f] = string(b)
+		units[unit(f)] = true
+		if filepath.Ext(f) != ".c" {
+			continue
+		}
+		for _, re := range []*regexp.Regexp{coreFunc, coreVar} {
+			for _, m := range re.FindAllStringSubmatch(srcs[f], -1) {
+				if p := strings.TrimSpace(m[1]); !strings.HasPrefix(p, "static") && !strings.HasPrefix(p, "extern") {
+					definedIn[m[2]] = unit(f)
+				}
+			}
+		}
+	}
+	deps := map[string]map[string]bool{}
+	add := func(u, v string) {
 		if deps[u] == nil {
 			deps[u] = map[string]bool{}
 		}
-		for _, m := range coreInclude.FindAllStringSubmatch(string(src), -1) {
-			if v := m[1]; v != u && units[v] {
-				deps[u][v] = true
+		if v != u && units[v] {
+			deps[u][v] = true
+		}
+	}
+	for f, src := range srcs {
+		u := unit(f)
+		add(u, u)
+		for _, m := range coreInclude.FindAllStringSubmatch(src, -1) {
+			add(u, m[1])
+		}
+		if filepath.Ext(f) == ".c" {
+			for _, name := range coreName.FindAllString(src, -1) {
+				if v, ok := definedIn[name]; ok {
+					add(u, v)
+				}
 			}
 		}
 	}
 	g := map[string][]string{}
 	for u, vs := range deps {
+		g[u] = []string{}
 		for v := range vs {
 			g[u] = append(g[u], v)
 		}

@@ -10,7 +10,7 @@
 #include "base.h"
 #include "clock.h"
 #include "config.h"
-#include "engine.h"
+#include "engines.h"
 #include "fault.h"
 #include "handler.h"
 #include "methods.h"

@@ -1,7 +1,6 @@
-/* The signal engines (engine.c holds their table): who gets a signal, and when; and the
- * agent's stop flag. Each engine is one file (engine_<name>.c) that fills one struct
- * wf_engine; the mode option names the one a run uses, chosen once at load. Adding an
- * engine is its file and its line in engine.c's table. */
+/* What a signal engine is (engines.h holds the table and the chosen one): who gets a signal,
+ * and when. Each engine is one file (engine_<name>.c) that fills one struct wf_engine; adding
+ * an engine is its file and its line in engines.c's table. */
 #ifndef WF_ENGINE_H
 #define WF_ENGINE_H
 
@@ -14,9 +13,9 @@
 /* What the signal handler reads of the chosen engine on every signal. Filled once at load by
  * the engine's configure (before any signal), read-only afterwards but for the stop flag: the
  * handler reads it with plain loads. One cache line, prefetched at the handler's entry with
- * its other lines (handler.c). Hidden: no GOT load in the handler. */
+ * its other lines (handler.c). */
 struct wf_engine_signals {
-    int stopping;          /* set once by wf_engine_stop, read with atomics */
+    int stopping;          /* set once by wf_engine_stop (engines.h), read with atomics */
     /* The signal re-armed at the handler's end, so the walkers' own time is not counted as
      * the workload's (the cpu engine's, a perf event on the task clock); 0: none. Any other
      * signal re-arms at the handler's start, its clock running on regardless. */
@@ -37,7 +36,6 @@ struct wf_engine_signals {
      * syscall. now: the handler's clock (clock.h). NULL when no word calls for it. */
     int (*rearm)(struct wf_thread *t, int sig, uint64_t now);
 } __attribute__((aligned(64)));
-extern struct wf_engine_signals wf_signals __attribute__((visibility("hidden")));
 
 /* One signal engine. Every hook but configure may be NULL (nothing to do). */
 struct wf_engine {
@@ -57,35 +55,6 @@ struct wf_engine {
      * far, into t->stats->requested, when the handler cannot count them (cpu time). */
     void (*account)(struct wf_thread *t);
 };
-
-/* Chooses the engine named mode (the configuration's). At load, before anything else of
- * this unit. 0, or -1 with a reason in err. */
-int wf_engine_select(const char *mode, char *err, size_t errlen);
-/* The chosen engine's hooks, for the threads registry (threads.h) and the agent. */
-int wf_engine_start(void);
-int wf_engine_thread_start(struct wf_thread *t);
-void wf_engine_thread_stop(struct wf_thread *t);
-void wf_engine_account(struct wf_thread *t);
-/* Sets the stop flag, then stops the engine (VMDeath). */
-void wf_engine_stop(void);
-
-/* Whether wf_engine_stop ran: every loop and the handler stop on it. An atomic load,
- * signal-safe. */
-static inline int wf_stopping(void) { return __atomic_load_n(&wf_signals.stopping, __ATOMIC_RELAXED); }
-
-/* Signal-safe: re-arms the engine that sent sig, unless the agent is stopping. Whether it
- * made a syscall. */
-static inline int wf_engine_rearm(struct wf_thread *t, int sig, uint64_t now) {
-    if (wf_stopping()) return 0;
-    return wf_signals.rearm(t, sig, now);
-}
-
-/* Signal-safe (two loads, one store to the thread's own word): at level 0's entry, note the
- * continuous cpu event's seqlock word, so its re-arm can tell whether the thread was scheduled
- * out inside the handler (engine_cpu.c). Other engines map no page: a load and a branch. */
-static inline void wf_engine_enter(struct wf_thread *t) {
-    if (t->perf_page) t->perf_seq0 = t->perf_page->lock;
-}
 
 /* The next period of a timer engine, drawn from interval +- jitter with the generator at
  * rng (a thread's, or the tgkill sampler's own). Signal-safe: loads and arithmetic. */

@@ -17,7 +17,7 @@
 #include "base.h"
 #include "clock.h"
 #include "config.h"
-#include "engine.h"
+#include "engines.h"
 #include "handler.h"
 #include "remote.h"
 #include "safepoint.h"

@@ -10,7 +10,7 @@
 #include "agent_thread.h"
 #include "base.h"
 #include "config.h"
-#include "engine.h"
+#include "engines.h"
 #include "safepoint.h"
 #include "samplelog.h"
 

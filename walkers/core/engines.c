@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "engine.h"
+#include "engines.h"
 
 /* One X(symbol) line per engine, each defined in its own file. */
 #define ENGINES(X)       \
