@@ -10,7 +10,7 @@
 #include "base.h"
 #include "clock.h"
 #include "config.h"
-#include "driver.h"
+#include "engines.h"
 #include "fault.h"
 #include "handler.h"
 #include "methods.h"
@@ -28,12 +28,6 @@ static char java_version[64];
 static void fail(const char *msg) {
     fprintf(stderr, "walkfuzz agent: %s\n", msg);
     wf_log_error("%s", msg);
-}
-
-static int in_process_walkers(void) {
-    int n;
-    wf_walkers_list(&n);
-    return n;
 }
 
 static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *jni, jthread th, jclass k) {
@@ -78,7 +72,7 @@ static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *jni, jthread th) {
     char name[WF_LOG_THREAD_NAME];
     thread_name(jni, th, name, sizeof name);
     if (!strncmp(name, "walkfuzz-", 9)) return;
-    if (live) wf_threads_register(jni, th, name, in_process_walkers() > 0);
+    if (live && !wf_stopping()) wf_threads_register(jni, th, name);
 }
 
 static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *jni, jthread th) {
@@ -91,7 +85,7 @@ static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *jni, jthread th) {
  * the heartbeat stops, and the harness sees the hang. */
 static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
     (void)jni, (void)arg;
-    while (!wf_driver_stopping()) {
+    while (!wf_stopping()) {
         (*j)->RawMonitorEnter(j, tick_monitor);
         (*j)->RawMonitorWait(j, tick_monitor, 50);
         (*j)->RawMonitorExit(j, tick_monitor);
@@ -107,7 +101,8 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
-    int walkers = in_process_walkers();
+    int walkers;
+    const struct wf_walker *const *ws = wf_walkers_list(&walkers);
     /* Walkers and signal handlers first, live after: a thread that starts while the classes
      * are listed below is registered at once and its signal engine armed, so its first signal
      * must find our handler installed and the walkers initialized. (With the handler installed
@@ -115,6 +110,16 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
      * 20 us interval: the JVM died 258 ms in, "killed by profiling timer expired", a crash of
      * walkfuzz's making filed as a finding.) */
     wf_walkers_vm_init(j, jni);
+    /* The registry runs the engine's per-thread hooks; without an in-process walker no
+     * thread is signalled. */
+    struct wf_threads_setup ts = {
+        .walkers = walkers,
+        .nested = wf_signals.two_engines,
+        .attach = walkers ? wf_engine_thread_start : NULL,
+        .detach = wf_engine_thread_stop,
+        .tick = wf_engine_account,
+    };
+    wf_threads_setup(&ts);
     wf_clock_init();
     wf_budget_init();
     if (wf_fault_install() || (walkers && wf_handler_install())) {
@@ -135,10 +140,10 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
     (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
     if (wf_agent_thread(j, jni, "walkfuzz-service", service_main)) fail("cannot start the service thread");
     if (wf_safepoint_start(j, jni, wf_walkers_need_safepoint(), wf_walkers_reference())) fail("cannot start the safepoint service thread");
-    if (walkers && wf_remote_start()) fail("cannot start the remote-walk thread");
-    if (walkers && wf_driver_start_sampler()) fail("cannot start the sampler thread");
+    if (walkers && wf_remote_start(ws, walkers)) fail("cannot start the remote-walk thread");
+    if (walkers && wf_engine_start()) fail("cannot start the signal engine");
     char name[WF_LOG_THREAD_NAME];
-    wf_threads_register(jni, th, thread_name(jni, th, name, sizeof name), walkers > 0);
+    if (!wf_stopping()) wf_threads_register(jni, th, thread_name(jni, th, name, sizeof name));
     struct wf_log_header *hdr = wf_log_header();
     if (__atomic_load_n(&hdr->agent_state, __ATOMIC_ACQUIRE) != WF_STATE_FAILED)
         __atomic_store_n(&hdr->agent_state, WF_STATE_SAMPLING, __ATOMIC_RELEASE);
@@ -146,8 +151,8 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
 
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni) {
     (void)j, (void)jni;
-    wf_driver_stop();
-    wf_remote_stop(); /* after the driver: no new walk is handed over, a parked one is released */
+    wf_engine_stop();
+    wf_remote_stop(); /* after the engine: no new walk is handed over, a parked one is released */
     wf_threads_tick();
     wf_methods_close();
     struct wf_log_header *hdr = wf_log_header();
@@ -163,7 +168,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "walkfuzz agent: expected -agentpath:libwalkfuzz.so=config=PATH\n");
         return JNI_ERR;
     }
-    if (wf_config_load(conf, err, sizeof err) || wf_log_map(wf_cfg->log_path, err, sizeof err)) {
+    if (wf_config_load(conf, err, sizeof err) || wf_engine_select(wf_cfg->mode, err, sizeof err) ||
+        wf_log_map(wf_cfg->log_path, err, sizeof err)) {
         fprintf(stderr, "walkfuzz agent: %s\n", err);
         return JNI_ERR;
     }

@@ -7,7 +7,6 @@
 #include <string.h>
 #include "base.h"
 #include "config.h"
-#include "remote.h"
 #include "threads.h"
 #include "fault.h"
 #include "samplelog.h"
@@ -15,6 +14,7 @@
 
 __thread sigjmp_buf *wf_fault_jmp WF_TLS;
 __thread uint16_t wf_walk_note WF_TLS;
+__thread struct wf_thread *wf_walked_for WF_TLS;
 static struct sigaction prev_segv, prev_bus;
 
 static void chain(struct sigaction *prev, int sig, siginfo_t *si, void *uc) {
@@ -71,7 +71,7 @@ int wf_read_fault_draw(void) {
     uint32_t ppm = wf_read_fault_ppm;
     if (!ppm) return 0;
     struct wf_thread *t = wf_thread_self();
-    int remote = !t && (t = wf_remote_walked()) != NULL;
+    int remote = !t && (t = wf_walked_for) != NULL;
     if (!t || !t->in_handler) return 0;
     if (wf_rand(&t->rng) % 1000000u >= ppm) return 0;
     if (remote) __atomic_fetch_add(&t->read_faults, 1, __ATOMIC_RELAXED); /* another thread's counter */

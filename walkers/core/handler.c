@@ -4,7 +4,7 @@
  *
  * Signal safety: the handler touches only the thread's own preallocated wf_thread (found
  * through initial-exec TLS), the shared log (mapped at load time, appended with one CAS), and
- * process-wide atomics. No locks, no allocation; the only syscalls are the driver's re-arm
+ * process-wide atomics. No locks, no allocation; the only syscalls are the engine's re-arm
  * (ioctl/timer_settime), the futex of a walk handed to the remote-walk thread (remote.c,
  * remote_pct), and whatever a walker itself makes. errno is preserved. */
 #define _GNU_SOURCE
@@ -17,7 +17,7 @@
 #include "base.h"
 #include "clock.h"
 #include "config.h"
-#include "driver.h"
+#include "engines.h"
 #include "handler.h"
 #include "remote.h"
 #include "safepoint.h"
@@ -68,14 +68,14 @@ void wf_budget_init(void) {
  * the walk runs: overhead_ns p50 on loops at 100 us went from 350-374 to 318-338 ns. Signal-safe: no lock, and the
  * stores are single aligned words, never torn for another thread's relaxed read. */
 static inline uint64_t own_add64(uint64_t *p, uint64_t n) {
-    if (wf_cfg->mode == WF_MODE_CPU_WALL) return __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
+    if (wf_signals.two_engines) return __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
     uint64_t v = __atomic_load_n(p, __ATOMIC_RELAXED) + n;
     __atomic_store_n(p, v, __ATOMIC_RELAXED);
     return v;
 }
 
 static inline uint32_t own_add32(uint32_t *p, uint32_t n) {
-    if (wf_cfg->mode == WF_MODE_CPU_WALL) return __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
+    if (wf_signals.two_engines) return __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
     uint32_t v = __atomic_load_n(p, __ATOMIC_RELAXED) + n;
     __atomic_store_n(p, v, __ATOMIC_RELAXED);
     return v;
@@ -177,26 +177,27 @@ static sigset_t only_signo, only_signo2;
 
 /* Between two signals the workload has usually pushed everything this handler touches out of
  * the cache: its thread's state, the shared counters slot, the log's cursor line, the
- * configuration. Taken one after the other those misses were most of the handler's own time
- * (p50 ~400 ns of bookkeeping on loops at 100 us); asked for all at once, first thing, they
- * overlap each other. Prefetches have no architectural effect (a bad address is ignored),
- * so they are signal-safe. Always inlined: a function that only prefetches has no effect GCC
- * can see, and a call to it (outside inlining) is dropped as dead code. */
+ * configuration, the engine's words. Taken one after the other those misses were most of the
+ * handler's own time (p50 ~400 ns of bookkeeping on loops at 100 us); asked for all at once,
+ * first thing, they overlap each other. Prefetches have no architectural effect (a bad
+ * address is ignored), so they are signal-safe. Always inlined: a function that only
+ * prefetches has no effect GCC can see, and a call to it (outside inlining) is dropped as
+ * dead code. */
 static inline __attribute__((always_inline)) void prefetch_hot(const struct wf_thread *t, const struct wf_log_header *hdr) {
     const char *p = (const char *)t; /* 64-byte aligned (threads.c) */
     const char *st = (const char *)wf_thread_self_stats(); /* TLS, not t->stats: no wait on t */
     if (st) __builtin_prefetch(st + 64, 1, 3);
     for (int i = 0; i < 5; i++) __builtin_prefetch(p + 64 * i, 1, 3);
     if (hdr) __builtin_prefetch(&hdr->write_cursor, 1, 3);
-    __builtin_prefetch(&wf_cfg->mode, 0, 3);
-    __builtin_prefetch(&wf_cfg->remote_pct, 0, 3);
+    __builtin_prefetch(wf_cfg, 0, 3); /* its per-signal words: one line (config.h) */
+    __builtin_prefetch(&wf_signals, 0, 3); /* the stop flag, read next, and the engine's words */
     __builtin_prefetch(&total_budget_ns, 0, 3);
 }
 
 /* Branches few signals take (no thread, nested levels, injection, perturbation, remote
  * walks, cpu+wall's mask) are marked unlikely, and perturb() cold, so GCC lays out the path
  * every signal takes in fewer instruction lines (WF_HOT, base.h). */
-WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
+WF_HOT __attribute__((aligned(64))) void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* First: overhead_ns counts the handler's own time from here. The handler's clock
      * (clock.h): one cache line and lfence+rdtsc, no vDSO call; errno untouched. */
     struct wf_clk clk;
@@ -211,7 +212,7 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* errno through the address the thread cached at registration: no call into libc. */
     int *errp = t ? sw->errp : &errno;
     int saved_errno = *errp;
-    if (__builtin_expect(!t || wf_driver_stopping(), 0)) {
+    if (__builtin_expect(!t || wf_stopping(), 0)) {
         if (hdr) __atomic_fetch_add(&hdr->no_thread, 1, __ATOMIC_RELAXED);
         goto out;
     }
@@ -222,13 +223,13 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     uint64_t tail_from = 0;
     /* Level 0: nested levels' time is charged by them. Only cpu+wall nests: elsewhere the
      * word stays 0 and is not read before the walk. */
-    uint64_t nested_before = wf_cfg->mode == WF_MODE_CPU_WALL ? t->nested_ns : 0;
-    int cpu_engine = wf_driver_is_cpu_signal(sig);
+    uint64_t nested_before = wf_signals.two_engines ? t->nested_ns : 0;
+    int end_rearm = sig == wf_signals.end_signo;
     if (__builtin_expect(level, 0)) {
         __atomic_fetch_add(&hdr->nested, 1, __ATOMIC_RELAXED);
         if (level >= WF_NEST_MAX || !t->frames_nested) {
             /* Not walked; a one-shot engine (cpu, jittered timer) still needs its re-arm. */
-            if (wf_cfg->mode == WF_MODE_CPU_WALL) wf_driver_rearm(t, sig, wf_clk_now(&clk));
+            if (wf_signals.two_engines) wf_engine_rearm(t, sig, wf_clk_now(&clk));
             goto out;
         }
     }
@@ -252,12 +253,12 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     /* Timer engines re-arm now (their clock runs on regardless); the cpu engine re-arms at
      * the end, so the walkers' own time is not counted as the workload's CPU time: otherwise a
      * walk slower than the interval would starve the thread (each signal arriving as the last
-     * one returns) and stall every safepoint. The re-arm is the driver's syscall, not
-     * bookkeeping: timed apart and left out of overhead_ns. */
+     * one returns) and stall every safepoint. The re-arm is the engine's syscall, not
+     * bookkeeping: timed apart and left out of overhead_ns. Only a jittered timer has one. */
     uint64_t rearm_ns = 0;
-    if (!cpu_engine) {
+    if (!end_rearm && wf_signals.start_rearm) {
         uint64_t r0 = wf_clk_now(&clk);
-        wf_driver_rearm(t, sig, r0);
+        wf_engine_rearm(t, sig, r0);
         rearm_ns = wf_clk_now(&clk) - r0;
     }
 
@@ -309,7 +310,7 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
         remote = 0;
     /* cpu+wall: the other engine's signal may interrupt only the walks (see wf_handler_install). */
     const sigset_t *nestable = NULL;
-    if (!level && __builtin_expect(wf_cfg->mode == WF_MODE_CPU_WALL, 0)) {
+    if (!level && __builtin_expect(wf_signals.two_engines, 0)) {
         nestable = sig == wf_cfg->signo ? &only_signo2 : &only_signo;
         pthread_sigmask(SIG_UNBLOCK, nestable, NULL); /* async-signal-safe (rt_sigprocmask) */
         now = wf_clk_now(&clk); /* the walk's clock starts after the syscall */
@@ -317,7 +318,7 @@ WF_HOT void wf_handler(int sig, siginfo_t *si, void *ucv) {
     if (!level) {
         /* After the walk's clock has started, so the loads here (t's words, the event's page,
          * the log's cursor) overlap the walk instead of holding up its start. */
-        wf_driver_enter(t);
+        wf_engine_enter(t);
         wf_log_prefetch(&t->chains[0]);
     }
     for (int k = 0; k < wf_nwalkers; k++) {
@@ -404,19 +405,20 @@ done:
     bump(&st->delivered, 1);
     if (si && si->si_code == SI_TIMER) {
         uint64_t owed = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
-        /* cpu+wall: the driver's account adds the wall engine's share to the task clock's. */
-        if (wf_cfg->mode == WF_MODE_CPU_WALL) bump(&t->timer_requested, owed);
+        /* cpu+wall: the cpu engine's account adds the wall engine's share to the task clock's. */
+        if (wf_signals.two_engines) bump(&t->timer_requested, owed);
         else bump(&st->requested, owed);
         bump(&st->overruns, owed - 1);
     }
     bump(shed ? &st->shed : &st->walked, 1);
-    /* One reading serves the cpu engine's re-arm (its slow-handler test) and the budget's
+    /* One reading serves the cpu engine's re-arm (its slow-handler test: the continuous event
+     * needs none unless the handler ran for an interval, engine_cpu.c) and the budget's
      * charge; a second only when the re-arm made a syscall, which is then charged but left
      * out of the tail. (Each reading is an lfence and an rdtsc, ~13 ns here: a timed signal's
      * tail had four of them, two more than an untimed one's.) */
     uint64_t end = wf_clk_now(&clk);
     uint64_t rearm_tail = 0;
-    if (cpu_engine && wf_driver_rearm_due(t0, end) && wf_driver_rearm(t, sig, end)) {
+    if (end_rearm && end - t0 >= wf_signals.end_after_ns && wf_engine_rearm(t, sig, end)) {
         uint64_t after = wf_clk_now(&clk);
         rearm_tail = after - end;
         end = after;
@@ -449,7 +451,7 @@ int wf_handler_install(void) {
     sa.sa_sigaction = wf_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (wf_cfg->mode == WF_MODE_CPU_WALL) {
+    if (wf_signals.two_engines) {
         /* cpu+wall: the same handler on both engines' signals. Each blocks the other on entry
          * and the outermost level unblocks it around its walks only, so a nested signal always
          * lands inside a walk (a nested walk, flagged), never in the handler's own prologue or

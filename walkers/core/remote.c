@@ -5,8 +5,8 @@
  * it into the parked thread's own frames buffer, and releases it. The record is appended by
  * the parked thread itself, in its own chain, flagged WF_REC_REMOTE (handler.c).
  *
- * One native thread ("wf-remote": a pthread, never attached to the JVM, not tracked, so the
- * driver never signals it; every asynchronous signal is blocked in it anyway) and a single-slot
+ * One native thread ("wf-remote": a pthread, never attached to the JVM, not tracked, so no
+ * engine signals it; every asynchronous signal is blocked in it anyway) and a single-slot
  * mailbox. The mailbox's state word is the only synchronisation and the futex both sides sleep
  * on:
  *   IDLE -> CLAIMED   a handler took the slot (CAS; a busy slot: the handler walks locally)
@@ -35,9 +35,9 @@
 #include <unistd.h>
 #include "base.h"
 #include "config.h"
+#include "fault.h"
 #include "remote.h"
 #include "samplelog.h"
-#include "walkers.h"
 
 /* How long a posted job may wait for the remote-walk thread before the handler takes it
  * back and walks locally, and how long the handler spins before it sleeps on the futex
@@ -63,9 +63,6 @@ static struct {
 static uint32_t remote_mask;  /* walkers that walk remotely; written once, after the thread started */
 static uint32_t stop_flag;    /* wf_remote_stop ran */
 static uint32_t exited;       /* the remote-walk thread has left its loop */
-static __thread struct wf_thread *walked_for WF_TLS;
-
-struct wf_thread *wf_remote_walked(void) { return walked_for; }
 
 uint32_t wf_remote_walkers(void) { return __atomic_load_n(&remote_mask, __ATOMIC_RELAXED); }
 
@@ -123,12 +120,12 @@ static void *remote_main(void *arg) {
                 continue; /* the handler took it back */
             /* wf_fault_jmp and wf_walk_note are this thread's own: a fault in the walk is taken
              * here and jumps back into the walker running here. */
-            walked_for = box.t;
+            wf_walked_for = box.t;
             wf_walk_note = 0;
             uint64_t t0 = wf_now_ns();
             int n = box.w->walk(&box.ctx, box.frames, box.depth);
             uint64_t t1 = wf_now_ns();
-            walked_for = NULL;
+            wf_walked_for = NULL;
             box.res = (struct wf_remote_result){.result = n, .note = wf_walk_note, .start = t0, .walk_ns = (uint32_t)(t1 - t0)};
             __atomic_store_n(&box.state, BOX_DONE, __ATOMIC_RELEASE);
             futex_wake(&box.state);
@@ -141,10 +138,8 @@ static void *remote_main(void *arg) {
     return NULL;
 }
 
-int wf_remote_start(void) {
+int wf_remote_start(const struct wf_walker *const *ws, int n) {
     if (!wf_cfg->remote_pct) return 0;
-    int n;
-    const struct wf_walker *const *ws = wf_walkers_list(&n);
     uint32_t mask = 0;
     for (int i = 0; i < n; i++)
         if (ws[i]->abi >= WF_WALKER_ABI_V2 && (ws[i]->flags & WF_WALKER_REMOTE)) mask |= 1u << i;

@@ -16,9 +16,10 @@ struct wf_remote_result {
 };
 
 /* At VMInit, outside signal context: starts the remote-walk thread when remote_pct is set and
- * a configured walker sets WF_WALKER_REMOTE. 0, or -1 when the thread could not start. */
-int wf_remote_start(void);
-/* At VMDeath, after wf_driver_stop: the remote-walk thread finishes the walk under way, if
+ * one of the n configured walkers ws (in log index order) sets WF_WALKER_REMOTE. 0, or -1 when
+ * the thread could not start. */
+int wf_remote_start(const struct wf_walker *const *ws, int n);
+/* At VMDeath, after wf_engine_stop: the remote-walk thread finishes the walk under way, if
  * any, and exits; a handler still parked is released (it walks locally). */
 void wf_remote_stop(void);
 /* Bit i: walker i may walk on the remote-walk thread (0 when the thread is not running). A
@@ -30,9 +31,5 @@ uint32_t wf_remote_walkers(void);
  * thread's walk, the job was not picked up in time, or the agent is stopping). */
 int wf_remote_walk(struct wf_thread *t, const struct wf_walker *w, const struct wf_walk_ctx *ctx,
                    struct wf_frame *frames, int depth, struct wf_remote_result *out);
-/* The wf_thread the calling thread is walking on behalf of: the parked thread's on the
- * remote-walk thread during a walk, else NULL (read-fault injection draws from it). An
- * initial-exec TLS load: signal-safe. */
-struct wf_thread *wf_remote_walked(void);
 
 #endif

@@ -10,7 +10,7 @@
 #include "agent_thread.h"
 #include "base.h"
 #include "config.h"
-#include "driver.h"
+#include "engines.h"
 #include "safepoint.h"
 #include "samplelog.h"
 
@@ -73,7 +73,7 @@ static void serve(struct wf_thread *t, void *argp) {
 
 static void JNICALL safepoint_main(jvmtiEnv *j, JNIEnv *jni, void *p) {
     (void)jni, (void)p;
-    while (!wf_driver_stopping()) {
+    while (!wf_stopping()) {
         struct serve_arg arg = {0};
         wf_threads_each(serve, &arg);
         if (!arg.served) {

@@ -9,10 +9,8 @@
 #include <unistd.h>
 #include "base.h"
 #include "config.h"
-#include "driver.h"
 #include "samplelog.h"
 #include "threads.h"
-#include "walkers.h"
 
 /* The counters slot sits beside the wf_thread so the handler can prefetch the slot at its
  * entry without waiting for the wf_thread's first line (t->stats). */
@@ -22,6 +20,9 @@ static struct wf_thread *registry[WF_MAX_THREADS];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_slot;
 static uint64_t retired_read_faults; /* read_faults of unregistered threads (under reg_lock) */
+static struct wf_threads_setup setup; /* set once, before any registration */
+
+void wf_threads_setup(const struct wf_threads_setup *s) { setup = *s; }
 
 /* Frees a wf_thread with its frame buffers (t->frames and the chains' bases swap places in
  * the handler, so each is freed where it is now). */
@@ -38,8 +39,8 @@ static void thread_free(struct wf_thread *t) {
     free(t);
 }
 
-struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm) {
-    if (wf_driver_stopping() || wf_self_words.t) return wf_self_words.t;
+struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name) {
+    if (wf_self_words.t) return wf_self_words.t;
     if (wf_cfg->target == WF_TARGET_WORKLOAD && strncmp(name, "wf-", 3) != 0) return NULL;
     uint32_t slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
     struct wf_log_thread *stats = wf_log_thread_slot((int)slot);
@@ -51,11 +52,10 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     memset(t, 0, sizeof *t);
     t->frames = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     t->deferred = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
-    if (wf_cfg->mode == WF_MODE_CPU_WALL) t->frames_nested = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
+    if (setup.nested) t->frames_nested = calloc((size_t)wf_cfg->depth, sizeof(struct wf_frame));
     /* Two buffers per configured walker (the set is fixed at load), for its chain's bases:
      * the handler never allocates. */
-    int nwalkers = 0, chains_ok = 1;
-    wf_walkers_list(&nwalkers);
+    int nwalkers = setup.walkers, chains_ok = 1;
     if (nwalkers > WF_LOG_MAX_WALKERS) nwalkers = WF_LOG_MAX_WALKERS;
     for (int w = 0; w < nwalkers; w++) {
         struct wf_chain *c = &t->chains[w];
@@ -64,7 +64,7 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
         c->cap = (uint32_t)wf_cfg->depth;
         chains_ok = chains_ok && c->base && c->spare;
     }
-    if (!t->frames || !t->deferred || (wf_cfg->mode == WF_MODE_CPU_WALL && !t->frames_nested) || !chains_ok) {
+    if (!t->frames || !t->deferred || (setup.nested && !t->frames_nested) || !chains_ok) {
         thread_free(t);
         return NULL;
     }
@@ -94,7 +94,7 @@ struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *n
     wf_self_words.level = 0;
     wf_self_words.t = t;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (arm && wf_driver_start_thread(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
+    if (setup.attach && setup.attach(t)) wf_log_error("cannot arm signals on thread %u", t->tid);
     return t;
 }
 
@@ -106,7 +106,7 @@ void wf_threads_unregister(void) {
     wf_self_words.t = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     pthread_mutex_lock(&reg_lock);
-    wf_driver_stop_thread(t);
+    if (setup.detach) setup.detach(t);
     registry[t->slot] = NULL;
     retired_read_faults += __atomic_load_n(&t->read_faults, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg_lock);
@@ -115,7 +115,7 @@ void wf_threads_unregister(void) {
     thread_free(t);
 }
 
-/* Service-thread tick: fold per-thread driver state (task clocks) into the shared counters. */
+/* Service-thread tick: the tick hook (task clocks) per thread, then fold the shared counters. */
 uint32_t wf_threads_tick(void) {
     uint32_t stuck = 0;
     uint64_t now = wf_now_ns();
@@ -125,7 +125,7 @@ uint32_t wf_threads_tick(void) {
     uint64_t read_faults = retired_read_faults;
     for (uint32_t i = 0; i < n; i++) {
         if (!registry[i]) continue;
-        wf_driver_account(registry[i]);
+        if (setup.tick) setup.tick(registry[i]);
         read_faults += __atomic_load_n(&registry[i]->read_faults, __ATOMIC_RELAXED);
         uint64_t since = __atomic_load_n(&registry[i]->handler_since, __ATOMIC_RELAXED);
         if (since && now > since && now - since > 2000000000ull) stuck = registry[i]->tid;

@@ -12,7 +12,7 @@
 #include "wf_samplelog.h"
 #include "samplelog.h"
 
-#define WF_JITTER_LEVELS 4 /* cpu engine: jitter's fixed periods (driver.c) */
+#define WF_JITTER_LEVELS 4 /* cpu engine: jitter's fixed periods (engine_cpu.c) */
 #define WF_MAX_THREADS 32768 /* the threads workload starts ~300 threads/s; slots are not reused */
 /* Handler levels per thread that walk: with two engines (cpu+wall) one signal's handler can
  * interrupt the other's; each level has its own frames buffer and scratch context. */
@@ -30,11 +30,11 @@ struct wf_thread {
     struct wf_frame *frames;     /* depth entries, level 0's walkers write here in the handler */
     struct wf_frame *frames_nested; /* depth entries, for a walk in a nested handler (two engines only, else NULL) */
     struct wf_frame *deferred;   /* depth entries, a deferred walker assembles a trace here */
-    uint64_t rng;                /* xorshift state for jitter and perturbation (handler, driver) */
-    /* driver.c */
+    uint64_t rng;                /* xorshift state for jitter and perturbation (handler, engines) */
+    /* the signal engines: engine_cpu.c (perf_*, restart_cpu_ns), timer.c (timer, has_timer) */
     int perf_fd;                 /* cpu engine: the perf event that overflows next */
     /* cpu engine with jitter: one one-shot event per jitter level (WF_JITTER_LEVELS fixed
-     * periods); the handler re-enables a drawn one, so no period ever changes (driver.c).
+     * periods); the handler re-enables a drawn one, so no period ever changes (engine_cpu.c).
      * n_levels 0: perf_fd is the only event. */
     int perf_levels[WF_JITTER_LEVELS];
     int n_levels;
@@ -42,7 +42,7 @@ struct wf_thread {
     int has_timer;
     uint64_t timer_requested;    /* cpu+wall: signals the wall engine owed (handler writes, account reads) */
     uint64_t restart_cpu_ns;     /* continuous cpu: CPU time of the handlers that restarted the period
-                                    (handler writes, account reads; driver.c) */
+                                    (handler writes, account reads; engine_cpu.c) */
     /* continuous cpu: the event's user page, mapped read-only (NULL if the mapping failed). The
      * kernel rewrites it each time the thread is scheduled in, bumping its seqlock word. */
     const volatile struct perf_event_mmap_page *perf_page;
@@ -128,8 +128,19 @@ extern __thread struct wf_self_words wf_self_words __attribute__((visibility("hi
 static inline struct wf_thread *wf_thread_self(void) { return wf_self_words.t; }
 /* Its counters slot (t->stats), from TLS too; NULL before its registration. */
 static inline struct wf_log_thread *wf_thread_self_stats(void) { return wf_self_words.stats; }
-/* On the thread itself (ThreadStart/VMInit). arm: start the signal driver for it. */
-struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name, int arm);
+/* What registration needs to know, and the hooks it runs (each may be NULL). The registry
+ * knows nothing of signals: the agent hands it the engine's per-thread hooks. */
+struct wf_threads_setup {
+    int walkers;                          /* configured walkers: one chain each */
+    int nested;                           /* a nested handler level walks: its own frames buffer */
+    int (*attach)(struct wf_thread *t);   /* on the thread at its registration: 0, or -1 */
+    void (*detach)(struct wf_thread *t);  /* at its end, holding the registry lock */
+    void (*tick)(struct wf_thread *t);    /* per thread at each wf_threads_tick, holding it too */
+};
+/* Once, before any registration (VMInit). */
+void wf_threads_setup(const struct wf_threads_setup *s);
+/* On the thread itself (ThreadStart/VMInit). */
+struct wf_thread *wf_threads_register(JNIEnv *jni, jthread thread, const char *name);
 void wf_threads_unregister(void);
 /* Folds counters; returns the tid of a thread stuck in the handler for over 2 s, or 0. */
 uint32_t wf_threads_tick(void);

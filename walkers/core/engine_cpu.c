@@ -1,11 +1,8 @@
-/* The signal driver: who gets a signal, and when.
- *   cpu       per-thread perf event on the task clock (precise CPU-time sampling)
- *   wall      per-thread CLOCK_MONOTONIC POSIX timer
- *   cpu-timer per-thread CPU-clock POSIX timer (tick-bound: fires at scheduler ticks only)
- *   tgkill    one sampler thread that signals chosen threads (targeting patterns, bursts)
- *   cpu+wall  both the cpu and the wall engine on every thread, on two signals (signo, signo2)
- * Jitter re-draws each period from the seed. The timer engines re-arm with the drawn period
- * (timer_settime, the driver's own syscall). The cpu engine draws among WF_JITTER_LEVELS
+/* The cpu engine: a perf event on each thread's task clock (precise CPU-time sampling), its
+ * overflow signalled to the thread. It re-arms at the handler's end, so the walkers' own time
+ * is not counted as the workload's CPU time: otherwise a walk slower than the interval would
+ * starve the thread (each signal arriving as the last one returns) and stall every safepoint.
+ * Jitter re-draws each period from the seed: the cpu engine draws among WF_JITTER_LEVELS
  * fixed periods spread evenly over interval +- jitter (mean: the interval), one one-shot
  * perf event per level, and re-enables the drawn one (below).
  *
@@ -16,7 +13,7 @@
  * (handler.c): a walk slower than the interval must not starve the thread. So a handler
  * whose own CPU time ran out the period (its signal is pending at the end) takes that signal
  * back and restarts the period (PERF_EVENT_IOC_PERIOD on a running event starts the period
- * again from now); wf_driver_account takes such handlers' CPU time out of the task clock
+ * again from now); wf_cpu_account takes such handlers' CPU time out of the task clock
  * (restart_cpu_ns). Only a handler of a whole interval of wall time or more is checked (the
  * check is a syscall). Such a handler may simply have been scheduled out: the event's user
  * page, rewritten at each schedule-in, tells. Unpreempted, its wall time is its CPU time;
@@ -38,19 +35,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "base.h"
 #include "config.h"
-#include "driver.h"
+#include "engine.h"
+#include "engine_cpu.h"
 #include "samplelog.h"
+#include "threads.h"
 
 #ifndef F_SETOWN_EX
 #define F_SETOWN_EX 15
@@ -61,19 +58,14 @@ struct f_owner_ex {
 };
 #endif
 
-static pthread_t sampler;
-static int sampler_running;
-static int stopping; /* set once by wf_driver_stop, read with atomics (also in the handler) */
-
-WF_HOT int wf_driver_stopping(void) { return __atomic_load_n(&stopping, __ATOMIC_RELAXED); }
-
-/* cpu mode's event runs continuously when jitter is off (see the top); else one-shot. */
-static int cpu_continuous(void) { return wf_cfg->mode == WF_MODE_CPU && !wf_cfg->jitter_pct; }
+/* The event runs continuously: alone on the thread and without jitter (see the top); else
+ * one-shot. Set at load, read-only afterwards. */
+static int continuous;
 
 /* A handler that spent this long may have run out its cpu period (see the top). */
 static uint64_t slow_handler_ns(void) { return wf_cfg->interval_ns; }
 
-/* The cpu engine's jitter level k's period: WF_JITTER_LEVELS values evenly spread over
+/* Jitter level k's period: WF_JITTER_LEVELS values evenly spread over
  * [interval - span, interval + span]. */
 static uint64_t level_period(int k) {
     uint64_t iv = wf_cfg->interval_ns;
@@ -81,44 +73,6 @@ static uint64_t level_period(int k) {
     if (span > iv) span = iv;
     uint64_t p = iv - span + 2 * span * (uint64_t)k / (WF_JITTER_LEVELS - 1);
     return p < 10000 ? 10000 : p;
-}
-
-static uint64_t next_period(struct wf_thread *t) {
-    uint64_t iv = wf_cfg->interval_ns;
-    if (!wf_cfg->jitter_pct) return iv;
-    uint64_t span = iv * wf_cfg->jitter_pct / 100;
-    if (!span) return iv;
-    uint64_t r = wf_rand(&t->rng) % (2 * span + 1);
-    uint64_t p = iv - span + r;
-    return p < 10000 ? 10000 : p;
-}
-
-static void set_timer(timer_t tm, uint64_t first, uint64_t period) {
-    struct itimerspec its = {
-        .it_value = {(time_t)(first / 1000000000u), (long)(first % 1000000000u)},
-        .it_interval = {(time_t)(period / 1000000000u), (long)(period % 1000000000u)},
-    };
-    timer_settime(tm, 0, &its, NULL);
-}
-
-static int start_cpu(struct wf_thread *t);
-static int start_timer(struct wf_thread *t, clockid_t clk, int signo);
-
-int wf_driver_start_thread(struct wf_thread *t) {
-    switch (wf_cfg->mode) {
-    case WF_MODE_CPU:
-        return start_cpu(t);
-    case WF_MODE_WALL:
-        return start_timer(t, CLOCK_MONOTONIC, wf_cfg->signo);
-    case WF_MODE_CPU_TIMER:
-        return start_timer(t, CLOCK_THREAD_CPUTIME_ID, wf_cfg->signo);
-    case WF_MODE_CPU_WALL:
-        if (start_cpu(t)) return -1;
-        return start_timer(t, CLOCK_MONOTONIC, wf_cfg->signo2);
-    case WF_MODE_TGKILL:
-        return 0;
-    }
-    return 0;
 }
 
 /* Set once the kernel refused an event that counts kernel time; atomics (thread starts race). */
@@ -178,47 +132,28 @@ static int open_levels(struct wf_thread *t) {
     return WF_JITTER_LEVELS;
 }
 
-static int start_cpu(struct wf_thread *t) {
-    if (!cpu_continuous() && (t->n_levels = open_levels(t))) {
+int wf_cpu_thread_start(struct wf_thread *t) {
+    if (!continuous && (t->n_levels = open_levels(t))) {
         t->perf_fd = t->perf_levels[wf_rand(&t->rng) % WF_JITTER_LEVELS];
         ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
         return 0;
     }
-    int fd = open_cpu_event(t, next_period(t));
+    int fd = open_cpu_event(t, wf_engine_period(&t->rng));
     if (fd < 0) return -1;
     t->perf_fd = fd;
-    if (cpu_continuous()) {
+    if (continuous) {
         /* The user page only (no ring buffer): its seqlock word tells the re-arm whether the
          * thread was scheduled out inside a handler. Without it, wall time counts as CPU. */
         void *pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
         t->perf_page = pg == MAP_FAILED ? NULL : pg;
     }
     /* REFRESH: enabled for one overflow (cpu+wall re-enables it per signal); ENABLE: for good. */
-    if (cpu_continuous()) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    if (continuous) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
     else ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
     return 0;
 }
 
-static int start_timer(struct wf_thread *t, clockid_t clk, int signo) {
-    struct sigevent sev;
-    memset(&sev, 0, sizeof sev);
-    sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = signo;
-    sev._sigev_un._tid = (pid_t)t->tid;
-    if (timer_create(clk, &sev, &t->timer)) return -1;
-    t->has_timer = 1;
-    uint64_t p = next_period(t);
-    set_timer(t->timer, p, wf_cfg->jitter_pct ? 0 : p);
-    return 0;
-}
-
-/* Signal-safe (two loads): whether sig is the cpu engine's (the perf event's) signal, which
- * re-arms at the end of the handler; a timer engine's signal re-arms at its start. */
-WF_HOT int wf_driver_is_cpu_signal(int sig) {
-    return wf_cfg->mode == WF_MODE_CPU || (wf_cfg->mode == WF_MODE_CPU_WALL && sig != wf_cfg->signo2);
-}
-
-/* Signal-safe: takes back the driver's signals raised while the handler ran (the signal is
+/* Signal-safe: takes back the engine's signals raised while the handler ran (the signal is
  * blocked in its own handler: a standard one is pending once, a real-time one (JFR's case,
  * signal 38) once per overflow); how many. A zero-timeout rt_sigtimedwait: no wait. */
 static int take_pending(void) {
@@ -270,40 +205,15 @@ static int rearm_continuous(struct wf_thread *t, uint64_t now) {
     if (!take_pending()) return 1;
     __atomic_fetch_add(&wf_log_header()->cpu_restarts, 1, __ATOMIC_RELAXED); /* rare: a shared line is fine */
     /* The period starts again from here: what the event counted during this handler is no
-     * workload time (wf_driver_account). Only this thread's level-0 handler writes it. */
+     * workload time (wf_cpu_account). Only this thread's level-0 handler writes it. */
     __atomic_store_n(&t->restart_cpu_ns, t->restart_cpu_ns + slow_handler_cpu(t, spent), __ATOMIC_RELAXED);
-    uint64_t p = next_period(t);
+    uint64_t p = wf_engine_period(&t->rng);
     ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
     return 1;
 }
 
-/* Called from the signal handler: re-arm the engine that sent sig with the next (jittered)
- * period. Whether it made a syscall (the handler times those apart from its own work). */
-WF_HOT int wf_driver_rearm(struct wf_thread *t, int sig, uint64_t now) {
-    if (wf_driver_stopping()) return 0;
-    if (wf_driver_is_cpu_signal(sig)) {
-        if (t->perf_fd < 0) return 0;
-        if (cpu_continuous()) return rearm_continuous(t, now);
-        if (t->n_levels) {
-            /* The overflow disabled the armed level; enable a drawn one for one overflow. The
-             * thread's own words, written only here and at its start: signal-safe. */
-            t->perf_fd = t->perf_levels[wf_rand(&t->rng) % (uint64_t)t->n_levels];
-        } else if (wf_cfg->jitter_pct) {
-            uint64_t p = next_period(t);
-            ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
-        }
-        ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
-        return 1;
-    }
-    if (t->has_timer && wf_cfg->jitter_pct) {
-        set_timer(t->timer, next_period(t), 0);
-        return 1;
-    }
-    return 0;
-}
-
 /* Outside signal context: the task clock gives how many signals cpu mode owed this thread. */
-void wf_driver_account(struct wf_thread *t) {
+void wf_cpu_account(struct wf_thread *t) {
     if (t->perf_fd < 0) return;
     uint64_t ns = 0;
     int ok = 1;
@@ -322,7 +232,7 @@ void wf_driver_account(struct wf_thread *t) {
          * (cpu+wall) stops counting at its overflow and resumes when the handler re-arms it
          * at its end, so the handler's own time is (almost entirely) not in ns; the
          * continuous one (cpu) counts it, so its handler time is taken out here. */
-        if (cpu_continuous()) {
+        if (continuous) {
             /* The event counts the handler's time too. A quick handler's time belongs to the
              * period running on (the next signal comes an interval of CPU later, handler
              * included). A slow one restarted the period at its end, so its time is in no
@@ -332,17 +242,18 @@ void wf_driver_account(struct wf_thread *t) {
         }
         __atomic_store_n(&t->stats->cpu_ns, ns, __ATOMIC_RELAXED);
         uint64_t owed = ns / wf_cfg->interval_ns;
-        /* cpu+wall: the wall engine's share is counted by the handler apart, in the thread. */
-        if (wf_cfg->mode == WF_MODE_CPU_WALL) owed += __atomic_load_n(&t->timer_requested, __ATOMIC_RELAXED);
+        /* cpu+wall: the wall engine's share, counted by the handler apart in the thread (0
+         * when the event runs alone). */
+        owed += __atomic_load_n(&t->timer_requested, __ATOMIC_RELAXED);
         __atomic_store_n(&t->stats->requested, owed, __ATOMIC_RELAXED);
     }
 }
 
-void wf_driver_stop_thread(struct wf_thread *t) {
+void wf_cpu_thread_stop(struct wf_thread *t) {
     if (t->perf_fd >= 0) {
         for (int k = 0; k < t->n_levels; k++) ioctl(t->perf_levels[k], PERF_EVENT_IOC_DISABLE, 0);
         if (!t->n_levels) ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-        wf_driver_account(t);
+        wf_cpu_account(t);
         for (int k = 0; k < t->n_levels; k++) close(t->perf_levels[k]);
         if (t->perf_page) {
             const volatile void *pg = t->perf_page;
@@ -353,70 +264,43 @@ void wf_driver_stop_thread(struct wf_thread *t) {
         t->n_levels = 0;
         t->perf_fd = -1;
     }
-    if (t->has_timer) {
-        timer_delete(t->timer);
-        t->has_timer = 0;
+}
+
+
+/* cpu's and cpu+wall's event, at the handler's end: the next period (a drawn jitter level, or
+ * the single event's next period), or, running continuously, a restart only when the period
+ * ran out during the handler (see the top). Whether it made a syscall. */
+WF_HOT int wf_cpu_rearm(struct wf_thread *t, uint64_t now) {
+    if (t->perf_fd < 0) return 0;
+    if (continuous) return rearm_continuous(t, now);
+    if (t->n_levels) {
+        /* The overflow disabled the armed level; enable a drawn one for one overflow. The
+         * thread's own words, written only here and at its start: signal-safe. */
+        t->perf_fd = t->perf_levels[wf_rand(&t->rng) % (uint64_t)t->n_levels];
+    } else if (wf_cfg->jitter_pct) {
+        uint64_t p = wf_engine_period(&t->rng);
+        ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
     }
+    ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    return 1;
 }
 
-static void sleep_ns(uint64_t ns) {
-    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
-    }
+void wf_cpu_configure(struct wf_engine_signals *s, int alone) {
+    continuous = alone && !wf_cfg->jitter_pct;
+    s->end_signo = wf_cfg->signo;
+    /* Running continuously, only a handler of a whole interval may have run out its period. */
+    s->end_after_ns = continuous ? slow_handler_ns() : 0;
 }
 
-static void send_to(struct wf_log_thread *s, pid_t pid) {
-    __atomic_fetch_add(&s->requested, 1, __ATOMIC_RELAXED);
-    syscall(SYS_tgkill, pid, (pid_t)s->tid, wf_cfg->signo);
+WF_HOT static int rearm(struct wf_thread *t, int sig, uint64_t now) {
+    (void)sig;
+    return wf_cpu_rearm(t, now);
 }
 
-static void *sampler_main(void *arg) {
-    (void)arg;
-    struct wf_thread rng = {.rng = wf_cfg->seed ^ 0x5A3D1E55ull};
-    pid_t pid = getpid();
-    uint32_t slots = wf_log_header()->thread_table_slots;
-    if (slots > WF_MAX_THREADS) slots = WF_MAX_THREADS;
-    uint64_t tick = 0;
-    while (!wf_driver_stopping()) {
-        sleep_ns(next_period(&rng));
-        tick++;
-        uint32_t alive[WF_MAX_THREADS];
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < slots; i++) {
-            struct wf_log_thread *s = wf_log_thread_slot((int)i);
-            if (s->tid == 0) break;
-            if (__atomic_load_n(&s->alive, __ATOMIC_ACQUIRE)) alive[n++] = i;
-        }
-        if (!n) continue;
-        switch (wf_cfg->pattern) {
-        case WF_PATTERN_ALL:
-            for (uint32_t i = 0; i < n; i++) send_to(wf_log_thread_slot((int)alive[i]), pid);
-            break;
-        case WF_PATTERN_SUBSET:
-            for (uint32_t i = 0; i < n; i++)
-                if (wf_rand(&rng.rng) & 1) send_to(wf_log_thread_slot((int)alive[i]), pid);
-            break;
-        case WF_PATTERN_ONE:
-            send_to(wf_log_thread_slot((int)alive[wf_rand(&rng.rng) % n]), pid);
-            break;
-        case WF_PATTERN_BURST:
-            /* Every 64th tick, 16 signals back to back at one thread: handler re-entry pressure. */
-            if (tick % 64 == 0) {
-                struct wf_log_thread *s = wf_log_thread_slot((int)alive[wf_rand(&rng.rng) % n]);
-                for (int k = 0; k < 16; k++) send_to(s, pid);
-            } else {
-                send_to(wf_log_thread_slot((int)alive[wf_rand(&rng.rng) % n]), pid);
-            }
-            break;
-        }
-    }
-    return NULL;
-}
-
-int wf_driver_start_sampler(void) {
-    if (wf_cfg->mode != WF_MODE_TGKILL) return 0;
-    if (pthread_create(&sampler, NULL, sampler_main, NULL)) return -1;
-    sampler_running = 1;
+static int configure(struct wf_engine_signals *s, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    wf_cpu_configure(s, 1);
+    s->rearm = rearm;
     return 0;
 }
 
@@ -425,12 +309,16 @@ static void disable_event(struct wf_thread *t, void *arg) {
     if (t->perf_fd >= 0) ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
-void wf_driver_stop(void) {
-    __atomic_store_n(&stopping, 1, __ATOMIC_RELAXED);
-    /* The handler no longer re-arms; a continuous event would go on signalling. */
-    if (cpu_continuous()) wf_threads_each(disable_event, NULL);
-    if (sampler_running) {
-        pthread_join(sampler, NULL);
-        sampler_running = 0;
-    }
+/* The handler no longer re-arms; a continuous event would go on signalling. */
+static void stop(void) {
+    if (continuous) wf_threads_each(disable_event, NULL);
 }
+
+const struct wf_engine wf_engine_cpu = {
+    .name = "cpu",
+    .configure = configure,
+    .stop = stop,
+    .thread_start = wf_cpu_thread_start,
+    .thread_stop = wf_cpu_thread_stop,
+    .account = wf_cpu_account,
+};
