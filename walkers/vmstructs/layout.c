@@ -3,9 +3,9 @@
  * "unsupported JDK <v>: missing <T::f>"), with the alternative names later JDKs use. Lines
  * marked with a JDK shape apply only when that shape was detected by an earlier line:
  *   KIND      CodeBlob::_kind is exported (25): nmethods are told by kind
- *   NO_KIND   it is not (17/21): nmethods are told by header size == sizeof(nmethod)
+ *   NO_KIND   it is not (11/17/21): nmethods are told by header size == sizeof(nmethod)
  *   IMM       nmethod::_immutable_data exists (25): debug info offsets from it
- *   NO_IMM    it does not (17/21): offsets from the nmethod
+ *   NO_IMM    it does not (11/17/21): offsets from the nmethod
  * Init time only. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +57,8 @@ static const struct required required[] = {
     F(ch_log2, "CodeHeap", "_log2_segment_size", 4),
     F(vs_low, "VirtualSpace", "_low", 8),
     F(vs_high, "VirtualSpace", "_high", 8),
-    F(ga_len, "GrowableArrayBase", "_len", 4),
+    /* GrowableArray's base class was GenericGrowableArray before JDK 16 (JDK-8247912). */
+    F2(ga_len, "GrowableArrayBase", "_len", "GenericGrowableArray", "_len", 4),
     F(ga_data, "GrowableArray<int>", "_data", 8),
     F(hb_header, "HeapBlock", "_header", 0),
     F(hbh_used, "HeapBlock::Header", "_used", 1),
