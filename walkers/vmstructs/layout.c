@@ -100,6 +100,11 @@ static const struct required required[] = {
     F(cp_holder, "ConstantPool", "_pool_holder", 8),
     F(ik_jmids, "InstanceKlass", "_methods_jmethod_ids", 8),
     SIZE(ALWAYS, cm_size, "ConstMethod"),
+    /* A method-handle intrinsic's declared method, by name (metadata.h); without them such
+     * frames keep their raw Method*. */
+    OPT(ik_methods, "InstanceKlass", "_methods", 8),
+    OPT(cm_name, "ConstMethod", "_name_index", 2),
+    OPT(arr_data, "Array<Method*>", "_data", 0),
 
     /* Landmarks: the call stub's return address (entry frames) and the interpreter. */
     F(call_stub_ret, "StubRoutines", "_call_stub_return_address", 8),
@@ -190,6 +195,7 @@ int vs_layout_init(const char *ver, int major, char *err, size_t errlen) {
     }
     if (L->nm_deopt.off >= 0 && !L->nm_deopt.size) L->nm_deopt.size = L->nm_deopt.alt ? 4 : 8;
     if (L->nm_deopt_mh.off >= 0 && !L->nm_deopt_mh.size) L->nm_deopt_mh.size = L->nm_deopt_mh.alt ? 4 : 8;
+    L->cp_size = vs_hidden("sizeof(ConstantPool)") ? -1 : vs_type_size("ConstantPool");
     L->m_flags.size = 2; /* AccessFlags: u4 on 17, u2 on 25; JVM_ACC_NATIVE is in the low half */
     /* Transition states not exported on every JDK: the state after their base state. */
     if (!vs_int_constant("_thread_in_Java_trans", &L->st_in_java_trans)) L->st_in_java_trans = L->st_in_java + 1;
