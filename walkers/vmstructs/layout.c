@@ -57,7 +57,7 @@ static const struct required required[] = {
     F(ch_log2, "CodeHeap", "_log2_segment_size", 4),
     F(vs_low, "VirtualSpace", "_low", 8),
     F(vs_high, "VirtualSpace", "_high", 8),
-    /* GrowableArray's base class was GenericGrowableArray before JDK 16 (JDK-8247912). */
+    /* GrowableArray's base class is GenericGrowableArray on JDK 11 (GrowableArrayBase by 17). */
     F2(ga_len, "GrowableArrayBase", "_len", "GenericGrowableArray", "_len", 4),
     F(ga_data, "GrowableArray<int>", "_data", 8),
     F(hb_header, "HeapBlock", "_header", 0),
