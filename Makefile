@@ -71,9 +71,10 @@ bin/workloads.jar bin/whitebox.jar &: $(WORKLOAD_SRC) workloads/redefine/walkfuz
 	mkdir -p build/whitebox-classes && cp -r build/classes/jdk build/classes/sun build/whitebox-classes/
 	$(JAVA_HOME)/bin/jar cf bin/whitebox.jar -C build/whitebox-classes .
 
+# --release 11 as workloads.jar: Debian's libraries are class files of Java 8 (h2: 11).
 bin/apps.jar: $(APPS_SRC) workloads/apps/classpath.txt
 	@mkdir -p bin build && rm -rf build/apps-classes
-	$(JAVA_HOME)/bin/javac --release 17 -nowarn -cp "$(APPS_CP)" -d build/apps-classes $(APPS_SRC)
+	$(JAVA_HOME)/bin/javac --release 11 -nowarn -cp "$(APPS_CP)" -d build/apps-classes $(APPS_SRC)
 	$(JAVA_HOME)/bin/jar cf $@ -C build/apps-classes .
 
 test: setup build
