@@ -62,6 +62,7 @@ func (n Need) String() string {
 var Needs = []Need{
 	{Module: "jdk.jfr", For: "the jfr walker"},
 	{Tool: "jfr", For: "reading JFR recordings (another JDK's jfr reads them: see Tool)"},
+	{Tool: "jcmd", For: "the ebpf walker's names for JIT code (jcmd Compiler.perfmap)"},
 	{Module: "java.instrument", For: "workloads with redefine_ms (the workloads jar as a Java agent)"},
 	{Module: "java.management", For: "the classchurn, gc and redefine workloads' checks"},
 }
@@ -103,6 +104,13 @@ func WalkerUnsupported(j JDK, walker string) error {
 			why = "libjvm does not export gHotSpotVMStructs"
 		case j.Major < 11:
 			why = "the walker's layout starts at JDK 11 (interpreter frame slots, debug info)"
+		}
+	case "ebpf":
+		switch {
+		case j.Major < 17:
+			why = "the walker names JIT code from jcmd Compiler.perfmap, which JDK 17 added (JDK 11 answers \"Unknown diagnostic command\")"
+		case !j.HasTool("jcmd"):
+			why = "no jcmd tool to dump the perf map that names JIT code"
 		}
 	case "jfr":
 		switch {

