@@ -92,7 +92,7 @@ runtime() {
   fi
   if [[ ! -d "$root" || ! -w "$root" ]]; then
     local sudo=
-    [[ $(id -u) -ne 0 ]] && sudo=sudo
+    [[ $(id -u) -ne 0 ]] && sudo="sudo -n"
     if ! { $sudo mkdir -p "$root" && $sudo chown "$(id -u):$(id -g)" "$root"; } 2>/dev/null; then
       echo "setup: $pkg $ver not fetched: cannot create $root (set WALKFUZZ_JDKS to a writable directory)"
       return 0
