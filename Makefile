@@ -55,24 +55,26 @@ bin/libwfjni.so: $(wildcard workloads/native/*.c)
 	@mkdir -p bin
 	gcc $(CFLAGS) -shared $(JNI_INC) -o $@ $^
 
-# workloads.jar is also a Java agent (redefine_ms: the manifest names walkfuzz.workloads.Redefiner)
-# and holds RedefHot's second body as the resource RedefHot.class.v2. whitebox.jar holds only the
+# --release 11: the jar runs on every LTS from 11 (what needs a newer JDK is reached by
+# reflection, as Thread.ofVirtual). workloads.jar is also a Java agent (redefine_ms: the manifest
+# names walkfuzz.workloads.Redefiner) and holds RedefHot's second body as the resource RedefHot.class.v2. whitebox.jar holds only the
 # WhiteBox declarations, for -Xbootclasspath/a (the workloads stay on the class path), under both
 # names HotSpot binds: jdk.test.whitebox and, generated from it, sun.hotspot (JDK 17 before 17u's rename).
 bin/workloads.jar bin/whitebox.jar &: $(WORKLOAD_SRC) workloads/redefine/walkfuzz/workloads/RedefHot.java workloads/manifest/agent.mf
 	@mkdir -p bin build && rm -rf build/classes build/redefine-v2 build/whitebox-classes build/gen
 	mkdir -p build/gen/sun/hotspot && sed 's/^package jdk\.test\.whitebox;/package sun.hotspot;/' \
 		workloads/src/jdk/test/whitebox/WhiteBox.java > build/gen/sun/hotspot/WhiteBox.java
-	$(JAVA_HOME)/bin/javac --release 17 -nowarn -d build/classes $(WORKLOAD_SRC) build/gen/sun/hotspot/WhiteBox.java
-	$(JAVA_HOME)/bin/javac --release 17 -nowarn -d build/redefine-v2 workloads/redefine/walkfuzz/workloads/RedefHot.java
+	$(JAVA_HOME)/bin/javac --release 11 -nowarn -d build/classes $(WORKLOAD_SRC) build/gen/sun/hotspot/WhiteBox.java
+	$(JAVA_HOME)/bin/javac --release 11 -nowarn -d build/redefine-v2 workloads/redefine/walkfuzz/workloads/RedefHot.java
 	cp build/redefine-v2/walkfuzz/workloads/RedefHot.class build/classes/walkfuzz/workloads/RedefHot.class.v2
 	$(JAVA_HOME)/bin/jar cfm bin/workloads.jar workloads/manifest/agent.mf -C build/classes .
 	mkdir -p build/whitebox-classes && cp -r build/classes/jdk build/classes/sun build/whitebox-classes/
 	$(JAVA_HOME)/bin/jar cf bin/whitebox.jar -C build/whitebox-classes .
 
+# --release 11 as workloads.jar: Debian's libraries are class files of Java 8 (h2: 11).
 bin/apps.jar: $(APPS_SRC) workloads/apps/classpath.txt
 	@mkdir -p bin build && rm -rf build/apps-classes
-	$(JAVA_HOME)/bin/javac --release 17 -nowarn -cp "$(APPS_CP)" -d build/apps-classes $(APPS_SRC)
+	$(JAVA_HOME)/bin/javac --release 11 -nowarn -cp "$(APPS_CP)" -d build/apps-classes $(APPS_SRC)
 	$(JAVA_HOME)/bin/jar cf $@ -C build/apps-classes .
 
 test: setup build

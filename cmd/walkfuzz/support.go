@@ -45,7 +45,11 @@ func probeSupport(specs, names []string, resolve func(string) (jdk.JDK, error)) 
 		out[s] = map[string]error{}
 		for _, n := range names {
 			g.Go(func() error {
-				if err := runner.ProbeWalker(j, n); err != nil {
+				err := jdk.WalkerUnsupported(j, n) // the JDK's facts first, then a JVM
+				if err == nil {
+					err = runner.ProbeWalker(j, n)
+				}
+				if err != nil {
 					mu.Lock()
 					out[s][n] = err
 					mu.Unlock()

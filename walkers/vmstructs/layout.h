@@ -36,6 +36,9 @@ struct vs_layout {
     /* metadata */
     struct vs_field m_const, m_flags, cm_constants, cm_idnum, cm_code_size, cp_holder, ik_jmids;
     int64_t cm_size;
+    /* optional: a method-handle intrinsic's declared method (metadata.h), off < 0 / 0 if absent */
+    struct vs_field ik_methods, cm_name, arr_data;
+    int64_t cp_size;
     /* code landmarks */
     struct vs_field call_stub_ret, interp_code, sq_buf, sq_limit;
     struct vs_field pc_offset, pc_scope;

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 /**
  * Known-stack regions: exact ground truth for async stack walkers.
@@ -277,7 +278,7 @@ public final class KnownStack {
 
     /** StackWalker's record of the stack below this call, skipping skip frames (this one excluded). */
     private static Lines walked(int skip) {
-        List<StackFrame> frames = WALKER.walk(s -> s.skip(skip + 1).toList());
+        List<StackFrame> frames = WALKER.walk(s -> s.skip(skip + 1).collect(Collectors.toList()));
         // One StringBuilder for the record: a line per frame through println and string
         // concatenation (invokedynamic) sent a recursion run's 16,000 lines through the
         // encoder's and the concatenation's slow paths while the workload was timed.
@@ -317,7 +318,7 @@ public final class KnownStack {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Lines l && l.hash == hash && Arrays.equals(l.bytes, bytes);
+            return o instanceof Lines && ((Lines) o).hash == hash && Arrays.equals(((Lines) o).bytes, bytes);
         }
 
         @Override

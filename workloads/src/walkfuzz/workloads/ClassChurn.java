@@ -2,7 +2,9 @@ package walkfuzz.workloads;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,13 +56,31 @@ final class ClassChurn implements Workload {
         }
     }
 
+    /**
+     * Lookup.defineHiddenClass(byte[], boolean, ClassOption...) as (Lookup, byte[], boolean)Lookup,
+     * or null before JDK 15 (the jar runs on 11: there every class goes to a throwaway loader).
+     */
+    private static final MethodHandle DEFINE_HIDDEN = defineHidden();
+
+    private static MethodHandle defineHidden() {
+        try {
+            Class<?> options = Class.forName("java.lang.invoke.MethodHandles$Lookup$ClassOption");
+            Class<?> optionArray = java.lang.reflect.Array.newInstance(options, 0).getClass();
+            MethodHandle h = MethodHandles.publicLookup().findVirtual(MethodHandles.Lookup.class, "defineHiddenClass",
+                    MethodType.methodType(MethodHandles.Lookup.class, byte[].class, boolean.class, optionArray));
+            return MethodHandles.insertArguments(h, 3, java.lang.reflect.Array.newInstance(options, 0));
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
     @Override
-    public void work(Ctx ctx) throws ReflectiveOperationException {
+    public void work(Ctx ctx) throws Throwable {
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         while (ctx.running()) {
             Class<?> c;
-            if (ctx.rnd.nextBoolean()) {
-                c = lookup.defineHiddenClass(bytes, true).lookupClass();
+            if (DEFINE_HIDDEN != null && ctx.rnd.nextBoolean()) {
+                c = ((MethodHandles.Lookup) DEFINE_HIDDEN.invoke(lookup, bytes, true)).lookupClass();
                 hiddenClasses.increment();
             } else {
                 c = FreshLoader.copy(Template.class);

@@ -145,7 +145,8 @@ public final class Redefiner implements Runnable {
         List<Class<?>> cands = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
             String n = c.getName();
-            if (c.getClassLoader() != app || !inst.isModifiableClass(c) || c.isHidden() || c.isArray()) continue;
+            // A hidden class's name has a '/' (Class.isHidden is JDK 15+; the jar runs on 11).
+            if (c.getClassLoader() != app || !inst.isModifiableClass(c) || n.indexOf('/') >= 0 || c.isArray()) continue;
             if (!(n.equals(prefix) || n.startsWith(prefix + "$") || n.startsWith(prefix + "."))) continue;
             if (c == RedefHot.class || c == Redefiner.class) continue;
             cands.add(c);

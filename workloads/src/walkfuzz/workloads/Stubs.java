@@ -6,7 +6,6 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -226,7 +225,7 @@ final class Stubs implements Workload {
             byte[] stream = ctr.doFinal(bytes);
             ctr.init(Cipher.DECRYPT_MODE, key, new IvParameterSpec(iv16));
             byte[] back = ctr.doFinal(stream);
-            String abc = HexFormat.of().formatHex(sha256.digest("abc".getBytes(StandardCharsets.US_ASCII)));
+            String abc = hex(sha256.digest("abc".getBytes(StandardCharsets.US_ASCII)));
             ctx.sink += sha256.digest(bytes)[0] + md5.digest(bytes)[0];
             String b64 = Base64.getEncoder().encodeToString(bytes);
             expect(Arrays.equals(opened, bytes) && Arrays.equals(back, bytes) && abc.equals(SHA256_ABC)
@@ -292,5 +291,12 @@ final class Stubs implements Workload {
         out.add("stubs", failures.sum() == 0, failures.sum() + " of " + kernels.sum() + " kernel runs failed verification"
                 + (firstFailure.get() == null ? "" : " (first: " + firstFailure.get() + ")")
                 + "; arraycopy " + small + "/" + large + " ints, crypto " + cryptoBytes + " bytes");
+    }
+
+    /** Lower-case hex, as HexFormat (JDK 17+) would give: the jar also runs on JDK 11. */
+    static String hex(byte[] b) {
+        StringBuilder sb = new StringBuilder(2 * b.length);
+        for (byte x : b) sb.append(Character.forDigit((x >> 4) & 15, 16)).append(Character.forDigit(x & 15, 16));
+        return sb.toString();
     }
 }

