@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -17,6 +18,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/space"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
@@ -187,17 +189,22 @@ func (r *run) one(ctx context.Context, i int64, e episode.Episode) error {
 	}
 	dir := filepath.Join(r.opt.RunsDir, r.id, fmt.Sprintf("%06d-%s", i, e.Seed))
 	os.RemoveAll(dir) // left by a run that was killed before it was recorded
+	if err := space.Check(space.Low, r.spacePaths()...); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("runs directory: %v", err)
+		return fmt.Errorf("runs directory: %w", err)
 	}
 	started := time.Now()
 	res, err := r.x.Run(ctx, e, j, dir)
 	if err != nil && ctx.Err() != nil {
-		os.RemoveAll(dir)
-		r.mu.Lock()
-		r.sum.Dropped++
-		r.mu.Unlock()
+		r.drop(dir)
 		return nil
+	}
+	if full := r.diskFull(err, res); full != nil {
+		// Not a finding, nor this episode's harness error: a resume runs it again.
+		r.drop(dir)
+		return fmt.Errorf("episode %d (seed %s) not recorded: %w", i, e.Seed, full)
 	}
 	if err != nil {
 		res = &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Outcome: results.HarnessError,
@@ -225,6 +232,43 @@ func (r *run) one(ctx context.Context, i int64, e episode.Episode) error {
 		o.Observe(i, row)
 	}
 	r.record(row, newBucket, time.Since(wrote))
+	return nil
+}
+
+// drop forgets a run that will not be recorded.
+func (r *run) drop(dir string) {
+	os.RemoveAll(dir)
+	r.mu.Lock()
+	r.sum.Dropped++
+	r.mu.Unlock()
+}
+
+// spacePaths are where a run writes: its directory, the store, the corpus.
+func (r *run) spacePaths() []string {
+	paths := []string{r.opt.RunsDir, filepath.Dir(r.st.Path())}
+	if c, ok := r.corp.(interface{ Path() string }); ok {
+		paths = append(paths, c.Path())
+	}
+	return paths
+}
+
+// diskFull is the full disk behind a run that did not end ok, if any: the run's own error
+// said so, or a file system it wrote to is (nearly) full now. A JVM that could not write its
+// files fails like a walker's bug (an hs_err log cut short is titled "corrupted").
+func (r *run) diskFull(err error, res *results.Results) error {
+	if err == nil && res.Outcome == results.OK {
+		return nil
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return err
+	}
+	if full := space.Check(space.Low, r.spacePaths()...); full != nil {
+		what := "failed (" + fmt.Sprint(err) + ")"
+		if err == nil {
+			what = "ended " + res.Outcome
+		}
+		return fmt.Errorf("it %s while %w", what, full)
+	}
 	return nil
 }
 

@@ -95,7 +95,7 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		if created {
 			os.RemoveAll(dir)
 		}
-		return nil, usage("cannot prepare run directory %s: %v", dir, err)
+		return nil, Usagef("cannot prepare run directory %s: %w", dir, err)
 	}
 	res, err := execute(ctx, dir, e, j, args, opt, &out)
 	var ue *UsageError
@@ -216,6 +216,7 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	col.reqs = out.reqs
 	col.startDrain(log)
 	defer col.drain.halt()
+	defer col.work.halt() // a cancelled run: the classifier may be mid-read, before log.Close
 
 	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
