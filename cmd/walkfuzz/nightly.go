@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
@@ -38,6 +35,15 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			if threshold <= 0 || threshold >= 1 {
 				return usageErr("--threshold %v: give a share between 0 and 1, e.g. 0.05 for 5 points", threshold)
 			}
+			if err := f.check(cmd.Flags()); err != nil {
+				return err
+			}
+			if junit != "" {
+				// Before the night, not after its whole budget.
+				if err := writableDir(filepath.Dir(junit)); err != nil {
+					return usageErr("--junit %s: %w: choose another path", junit, err)
+				}
+			}
 			spec, err := f.spec()
 			if err != nil {
 				return err
@@ -57,8 +63,7 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
 			bar := campaign.NewBar(os.Stderr, interactive(os.Stderr), 0, opt.Budget)
 			opt.Progress = bar.Update
 			v, err := nightly.Run(ctx, st, corp, jvmexec.Executor{HangTimeout: f.hangTimeout},
@@ -89,17 +94,27 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 	return c
 }
 
+// writeJUnit writes the file whole or not at all (a temporary file renamed into place).
 func writeJUnit(path string, v *nightly.Verdict) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	out, err := os.Create(path)
+	out, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	if err := v.JUnit(out); err != nil {
 		out.Close()
+		os.Remove(out.Name())
 		return err
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		os.Remove(out.Name())
+		return err
+	}
+	if err := os.Chmod(out.Name(), 0o644); err != nil {
+		os.Remove(out.Name())
+		return err
+	}
+	return os.Rename(out.Name(), path)
 }
