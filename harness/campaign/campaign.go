@@ -85,6 +85,14 @@ func Run(ctx context.Context, p Plan, x Executor, st *store.Store, corp Corpus, 
 	if opt.ResolveJDK == nil {
 		return nil, fmt.Errorf("campaign: no JDK resolver")
 	}
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
+	unlock, err := st.LockCampaign(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := st.PutCampaign(c); err != nil {
 		return nil, err
 	}
