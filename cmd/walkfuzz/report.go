@@ -54,6 +54,9 @@ crash or hang bucket.`,
 				if corp, err = corpus.Open(corpusPath); err != nil {
 					return err
 				}
+				if _, damaged, err := corp.Scan(); err == nil {
+					warnDamage(damaged)
+				}
 			}
 			m, err := report.Build(st, corp)
 			if err != nil {
