@@ -52,18 +52,21 @@ type Options struct {
 	ResolveJDK func(spec string) (jdk.JDK, error)
 	Progress   func(Stats) // after every finished run
 	// Estimate is how long an episode will take, to start none that cannot finish within the
-	// budget; nil: its duration plus JVM start-up.
+	// budget; nil: its duration plus the mean overhead (start-up, exit, judging) of the runs
+	// this campaign finished so far (startupEstimate before the first).
 	Estimate func(episode.Episode) time.Duration
 }
 
 // Grace is how long episodes still running at the end of the budget may take to finish
-// before they are killed (and left for a resume).
+// before they are killed (and left for a resume): a tenth of the budget, from 5 s up to
+// this (a 60 s budget ran 78 s with 90 s of grace for everyone).
 const Grace = 90 * time.Second
+
+func graceFor(budget time.Duration) time.Duration { return min(Grace, max(5*time.Second, budget/10)) }
 
 // startupEstimate is the JVM start-up an episode needs on top of its duration.
 const startupEstimate = 3 * time.Second
 
-func defaultEstimate(e episode.Episode) time.Duration { return e.Duration() + startupEstimate }
 
 // MaxHarnessErrors in a row end a campaign: the harness, not an episode, is broken.
 const MaxHarnessErrors = 3
@@ -78,9 +81,6 @@ func Run(ctx context.Context, p Plan, x Executor, st *store.Store, corp Corpus, 
 	c := p.Campaign()
 	if p.Len() == 0 && opt.Budget <= 0 {
 		return nil, fmt.Errorf("campaign %s has no end: pass --budget 30m or --episodes N", c.ID)
-	}
-	if opt.Estimate == nil {
-		opt.Estimate = defaultEstimate
 	}
 	if opt.ResolveJDK == nil {
 		return nil, fmt.Errorf("campaign: no JDK resolver")
@@ -134,13 +134,28 @@ type run struct {
 	mu         sync.Mutex
 	sum        *Summary
 	errsInARow int
+	overhead   time.Duration // summed over the runs finished: wall time beyond the episode's duration
+	finished   int
+}
+
+// estimate is Options.Estimate, or the episode's duration plus the mean overhead seen.
+func (r *run) estimate(e episode.Episode) time.Duration {
+	if r.opt.Estimate != nil {
+		return r.opt.Estimate(e)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished == 0 {
+		return e.Duration() + startupEstimate
+	}
+	return e.Duration() + max(startupEstimate, r.overhead/time.Duration(r.finished))
 }
 
 func (r *run) loop(ctx context.Context, done map[int64]bool) (*Summary, error) {
 	runCtx := ctx
 	if !r.deadline.IsZero() {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithDeadline(ctx, r.deadline.Add(Grace))
+		runCtx, cancel = context.WithDeadline(ctx, r.deadline.Add(graceFor(r.opt.Budget)))
 		defer cancel()
 	}
 	g, gctx := errgroup.WithContext(runCtx)
@@ -161,7 +176,7 @@ dispatch:
 			break
 		}
 		e := r.plan.Episode(i)
-		if !r.deadline.IsZero() && time.Now().Add(r.opt.Estimate(e)).After(r.deadline) {
+		if !r.deadline.IsZero() && time.Now().Add(r.estimate(e)).After(r.deadline) {
 			r.sum.Stop = StopBudget
 			break
 		}
@@ -205,6 +220,12 @@ func (r *run) one(ctx context.Context, i int64, e episode.Episode) error {
 	}
 	started := time.Now()
 	res, err := r.x.Run(ctx, e, j, dir)
+	if err == nil {
+		r.mu.Lock()
+		r.overhead += max(0, time.Since(started)-e.Duration())
+		r.finished++
+		r.mu.Unlock()
+	}
 	if err != nil && ctx.Err() != nil {
 		r.drop(dir)
 		return nil

@@ -74,3 +74,20 @@ func (f *fillingDisk) Run(ctx context.Context, e episode.Episode, j jdk.JDK, dir
 	}
 	return res, err
 }
+
+// Runs that outlast their estimate are stopped a tenth of the budget (at least 5 s) past it,
+// not 90 s: a 60 s resume ran 78 s. They are dropped, for a resume to run again.
+func TestABudgetIsHonoured(t *testing.T) {
+	e := newEnv(t)
+	x := newFake(time.Minute)
+	opt := e.opts(2)
+	opt.Budget = time.Second
+	opt.Estimate = func(episode.Episode) time.Duration { return 0 } // every run "fits"
+	began := time.Now()
+	sum, err := Run(context.Background(), spec, x, e.st, e.corpus, opt)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(began), opt.Budget+graceFor(opt.Budget)+2*time.Second)
+	assert.Equal(t, StopBudget, sum.Stop)
+	assert.Equal(t, 2, sum.Dropped)
+	assert.Equal(t, 90*time.Second, graceFor(time.Hour))
+}
