@@ -67,7 +67,6 @@ func graceFor(budget time.Duration) time.Duration { return min(Grace, max(5*time
 // startupEstimate is the JVM start-up an episode needs on top of its duration.
 const startupEstimate = 3 * time.Second
 
-
 // MaxHarnessErrors in a row end a campaign: the harness, not an episode, is broken.
 const MaxHarnessErrors = 3
 
