@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -276,6 +277,10 @@ func interactive(f *os.File) bool {
 func campaignErr(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return interrupted(err)
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		// The whole chain: which run, which file; the runs stored so far stay.
+		return usageErr("%v: free space there, or move --runs-dir, --store and --corpus to a larger file system, then resume", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -287,7 +288,9 @@ func (r *run) diskFull(err error, res *results.Results) error {
 	if err == nil && res.Outcome == results.OK {
 		return nil
 	}
-	if errors.Is(err, syscall.ENOSPC) {
+	// The agent's refusal crosses from the JVM as text (strerror); and the runner removes the
+	// directory of a run it refused, so the space that run could not get is free again now.
+	if errors.Is(err, syscall.ENOSPC) || (err != nil && strings.Contains(strings.ToLower(err.Error()), "no space left on device")) {
 		return err
 	}
 	if full := space.Check(space.Low, r.spacePaths()...); full != nil {

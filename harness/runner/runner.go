@@ -341,7 +341,7 @@ loop:
 	fillSignals(res, &e, h, log)
 	readWorkloadOutput(res, dir)
 	if err := res.Write(dir); err != nil {
-		return nil, usage("cannot write results.json in %s: %v", dir, err)
+		return nil, Usagef("cannot write results.json in %s: %w", dir, err)
 	}
 	return res, nil
 }
