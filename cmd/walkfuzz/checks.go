@@ -77,3 +77,29 @@ func resumeHint(id, storePath, corpusPath string, opt campaign.Options) string {
 	}
 	return strings.Join(args, " ")
 }
+
+// writeFileAtomic writes an output file through a temporary file renamed into place: an
+// interrupted or failed write leaves the old file or none, never half of one.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

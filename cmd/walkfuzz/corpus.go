@@ -118,7 +118,7 @@ func corpusCmd() *cobra.Command {
 				_, err := os.Stdout.Write(buf.Bytes())
 				return err
 			}
-			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
 				return usageErr("cannot write the ledger to %s: %w: choose another with --out", out, err)
 			}
 			fmt.Fprintf(os.Stderr, "walkfuzz: ledger of %s written to %s\n", dir, out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,27 +95,11 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 	return c
 }
 
-// writeJUnit writes the file whole or not at all (a temporary file renamed into place).
+// writeJUnit writes the file whole or not at all.
 func writeJUnit(path string, v *nightly.Verdict) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	var b bytes.Buffer
+	if err := v.JUnit(&b); err != nil {
 		return err
 	}
-	out, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	if err := v.JUnit(out); err != nil {
-		out.Close()
-		os.Remove(out.Name())
-		return err
-	}
-	if err := out.Close(); err != nil {
-		os.Remove(out.Name())
-		return err
-	}
-	if err := os.Chmod(out.Name(), 0o644); err != nil {
-		os.Remove(out.Name())
-		return err
-	}
-	return os.Rename(out.Name(), path)
+	return writeFileAtomic(path, b.Bytes())
 }

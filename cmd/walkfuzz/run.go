@@ -15,6 +15,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/space"
 	"github.com/walkfuzz/walkfuzz/harness/suites"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
@@ -238,6 +239,9 @@ func runCmd() *cobra.Command {
 				fmt.Fprintf(os.Stderr, "walkfuzz: %s on JDK %s, walkers %s, %s signals every %dus, %s\n",
 					workloadName(&e), j.Version, strings.Join(e.Walkers, ","), e.Signals.Mode, e.Signals.IntervalUs, e.Duration())
 			}
+			if err := space.Check(space.Low, dir); err != nil {
+				return usageErr("%w", err)
+			}
 			res, err := runner.Run(ctx, e, j, runner.Options{Dir: dir, HangTimeout: f.hangTimeout,
 				DacapoJar: f.dacapoJar, RenaissanceJar: f.renJar, OnStart: banner})
 			if err != nil && ctx.Err() != nil {
@@ -245,6 +249,10 @@ func runCmd() *cobra.Command {
 			}
 			if err != nil {
 				return err
+			}
+			if full := space.Check(space.Low, dir); full != nil && res.Outcome != results.OK {
+				// A JVM that could not write fails like a walker's bug: no verdict.
+				return usageErr("the run ended %s while %w; not a finding", res.Outcome, full)
 			}
 			printSummary(os.Stdout, res)
 			if res.Finding() {
