@@ -322,6 +322,9 @@ loop:
 	out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
 	res.WallMs = time.Since(began).Milliseconds()
 	col.read(log, true)
+	if err := log.Err(); err != nil { // the mapping faulted: what was read is not the run
+		return nil, Usagef("%w", err)
+	}
 	h := log.Header()
 	decideOutcome(res, dir, proc, h, hangReason, !termSent.IsZero(), overload != "")
 	if overload != "" && res.Outcome == results.OK {

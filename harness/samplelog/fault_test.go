@@ -56,6 +56,7 @@ func TestAFaultReadingTheMappingIsAnError(t *testing.T) {
 	var raw Raw
 	_, err = l.CopyLive(0, &raw)
 	require.Error(t, err, "the fault stays the log's error")
+	assert.Equal(t, err, l.Err())
 }
 
 // On a file system without room for the ring, Create fails with ENOSPC naming the file and

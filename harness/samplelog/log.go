@@ -41,6 +41,15 @@ type Log struct {
 	fault atomic.Pointer[error] // a fault met by Header or Threads, which return no error
 }
 
+// Err is the fault a read of the mapping met, if any: every read after it fails with it,
+// so the walks read are not the whole run.
+func (l *Log) Err() error {
+	if p := l.fault.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // ErrClosed is a read of a log already closed (a run cancelled while its reader ran).
 var ErrClosed = errors.New("sample log closed")
 
@@ -61,7 +70,7 @@ func (l *Log) guarded(read func() error) (err error) {
 			if !ok {
 				panic(r)
 			}
-			err = fmt.Errorf("sample log %s: fault reading its mapping at %#x (the file was cut short, or its file system is full: no space left)", l.path, re.Addr())
+			err = fmt.Errorf("sample log %s: fault reading its mapping at %#x: the file was cut short, or its file system had no space left on device for a page", l.path, re.Addr())
 			l.fault.Store(&err)
 		}
 	}()
