@@ -57,7 +57,7 @@ func writableDir(dir string) error {
 	}
 	f, err := os.CreateTemp(at, ".walkfuzz-probe-*")
 	if err != nil {
-		return fmt.Errorf("%s is not writable: %w", at, errors.Unwrap(err))
+		return fmt.Errorf("cannot create files in %s: %w", at, errors.Unwrap(err))
 	}
 	f.Close()
 	return os.Remove(f.Name())
