@@ -16,12 +16,21 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
 // Quick fault-injection cases (issue 33); the slow ones, with real JVMs, are in
 // faults_slow_test.go behind `make faults`.
+
+// needJDK17: the campaigns here resolve --jdks 17 before they touch the store or the disk.
+func needJDK17(t *testing.T) {
+	t.Helper()
+	if _, err := jdk.Pick(jdk.Discover(), "17"); err != nil {
+		t.Skipf("needs JDK 17: %v (run scripts/setup.sh)", err)
+	}
+}
 
 // asNobody runs the built CLI as an unprivileged user, for whom chmod 000 means something.
 func asNobody(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -129,6 +138,7 @@ func TestUnreadableBucketInEveryCommand(t *testing.T) {
 // A store with garbage in its middle pages: a resume refuses it in one line before running
 // anything (it added 8 runs to it).
 func TestDamagedStoreRefusedBeforeACampaign(t *testing.T) {
+	needJDK17(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "walkfuzz.db")
 	s, err := store.Open(path)
@@ -145,7 +155,7 @@ func TestDamagedStoreRefusedBeforeACampaign(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 
-	_, stderr, code := walkfuzz(t, "fuzz", "--seed-base", "0x77", "--budget", "5s", "--store", path,
+	_, stderr, code := walkfuzz(t, "fuzz", "--seed-base", "0x77", "--budget", "5s", "--jdks", "17", "--store", path,
 		"--corpus", filepath.Join(dir, "corpus"), "--runs-dir", filepath.Join(dir, "runs"), "--walkers", "asgct", "--workloads", "recursion")
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "is damaged")
@@ -158,6 +168,7 @@ func TestDamagedStoreRefusedBeforeACampaign(t *testing.T) {
 // space left", exit 2, nothing stored or filed (on a full disk runs were stored as crash and
 // filed as a bucket titled "corrupted", then the harness died of SIGBUS).
 func TestRunsOnAFullFileSystem(t *testing.T) {
+	needJDK17(t)
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small")
 	require.NoError(t, os.Mkdir(small, 0o755))
@@ -166,9 +177,9 @@ func TestRunsOnAFullFileSystem(t *testing.T) {
 	}
 	t.Cleanup(func() { unix.Unmount(small, unix.MNT_DETACH) })
 	for _, args := range [][]string{
-		{"fuzz", "--seed-base", "0x33", "--budget", "30s", "--walkers", "asgct", "--workloads", "recursion",
+		{"fuzz", "--seed-base", "0x33", "--budget", "30s", "--walkers", "asgct", "--workloads", "recursion", "--jdks", "17",
 			"--store", filepath.Join(small, "s.db"), "--corpus", filepath.Join(small, "corpus"), "--runs-dir", filepath.Join(small, "runs")},
-		{"run", "--walker", "asgct", "--duration", "2s", "--out", filepath.Join(small, "run")},
+		{"run", "--walker", "asgct", "--jdk", "17", "--duration", "2s", "--out", filepath.Join(small, "run")},
 	} {
 		_, stderr, code := walkfuzz(t, args...)
 		assert.Equal(t, 2, code, stderr)
