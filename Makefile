@@ -20,7 +20,7 @@ TEST_TIMEOUT ?= 30m
 DEFECTS := $(shell sed -n 's/^ *X.\([a-z-]*\),.*/\1/p' walkers/plugins/defects/defects.c 2>/dev/null)
 DEFECT_PLUGINS := $(DEFECTS:%=bin/libwfdefect-%.so)
 
-.PHONY: all setup build test demo bench nightly fuzz lint clean generate report-screenshot
+.PHONY: all setup build test faults demo bench nightly fuzz lint clean generate report-screenshot
 all: build
 setup:
 	@scripts/setup.sh
@@ -80,6 +80,12 @@ bin/apps.jar: $(APPS_SRC) workloads/apps/classpath.txt
 test: setup build
 	go vet ./...
 	go test -timeout $(TEST_TIMEOUT) -count=1 ./...
+
+# The slow fault-injection cases (real JVMs: signals at random moments, a disk that fills
+# mid-campaign, two processes on one campaign, an unreadable bucket in the nightly); the
+# quick ones are in make test. Needs root for tmpfs mounts and to act as nobody.
+faults: build
+	go test -tags faults -timeout 20m -count=1 -run 'Faults|Unreadable|DamagedStore|FullFileSystem' -v ./cmd/walkfuzz
 
 # A short campaign over every walker this machine supports, the comparison table, the report.
 DEMO_BUDGET ?= 4m

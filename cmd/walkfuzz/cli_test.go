@@ -52,6 +52,9 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	goneJDK := filepath.Join(tmp, "jdk-episode.json")
 	require.NoError(t, os.WriteFile(goneJDK, []byte(`{"seed": "0x1", "workload": "recursion", "walkers": ["asgct"], "jdk": "/nonexistent/jdk-17",
 		"signals": {"mode": "cpu", "interval_us": 100, "signal": 27}, "duration_ms": 1000, "depth": 2048}`), 0o644))
+	hugeThreads := filepath.Join(tmp, "threads-episode.json")
+	require.NoError(t, os.WriteFile(hugeThreads, []byte(`{"seed": "0x1", "workload": "recursion", "walkers": ["asgct"], "threads": 100000,
+		"signals": {"mode": "cpu", "interval_us": 100, "signal": 27}, "duration_ms": 1000, "depth": 2048}`), 0o644))
 	cases := []struct {
 		name string
 		args []string
@@ -78,6 +81,23 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"missing dacapo jar", []string{"run", "--workload", "dacapo:h2", "--dacapo-jar", "/nonexistent.jar", "--out", filepath.Join(tmp, "d")}, "DACAPO_JAR"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
 		{"episode without seed", []string{"episode"}, "--seed"},
+		// Values that fell back to a default unnoticed (issue 33).
+		{"negative duration", []string{"run", "--duration", "-5s"}, "--duration -5s"},
+		{"zero duration", []string{"run", "--duration", "0"}, "--duration 0s"},
+		{"sub-millisecond duration", []string{"run", "--duration", "1ns"}, "--duration 1ns"},
+		{"zero interval", []string{"run", "--interval", "0"}, "--interval 0s is out of range"},
+		{"empty walker list", []string{"run", "--walker", ""}, "names no walker"},
+		{"comma walker list", []string{"run", "--walker", ","}, "names no walker"},
+		{"empty seed", []string{"run", "--seed", ""}, "--seed is empty"},
+		{"too many threads", []string{"run", "--threads", "100000"}, "--threads 100000"},
+		{"negative threads", []string{"run", "--threads", "-3"}, "--threads -3"},
+		{"threads in an episode file", []string{"run", "--episode", hugeThreads, "--out", filepath.Join(tmp, "t")}, "threads 100000 out of range"},
+		{"empty walker sets", []string{"fuzz", "--walkers", ""}, `--walkers "" names nothing`},
+		{"comma walker sets", []string{"fuzz", "--walkers", ","}, `--walkers "," names nothing`},
+		{"zero budget", []string{"fuzz", "--budget", "0"}, "--budget 0s"},
+		{"runs dir not writable", []string{"fuzz", "--runs-dir", filepath.Join(file, "runs"), "--store", filepath.Join(tmp, "s.db")}, "choose another with --runs-dir"},
+		{"junit path not writable", []string{"nightly", "--junit", filepath.Join(file, "junit.xml"), "--store", filepath.Join(tmp, "s.db")}, "--junit"},
+		{"report out not writable", []string{"report", "--out", filepath.Join(file, "out"), "--synthetic", "10"}, "choose another with --out"},
 	}
 	if def, err := jdk.Pick(jdk.Discover(), ""); err == nil && def.StackAPI == "" { // every released JDK
 		cases = append(cases, struct {
@@ -95,7 +115,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 			assert.Contains(t, stderr, c.want)
 		})
 	}
-	for _, d := range []string{"d", "j", "e"} {
+	for _, d := range []string{"d", "j", "e", "t", "s.db"} {
 		_, err := os.Stat(filepath.Join(tmp, d))
 		assert.True(t, os.IsNotExist(err), "nothing half-written for a refused run (%s)", d)
 	}
@@ -168,4 +188,17 @@ func TestEpisodeIsDeterministic(t *testing.T) {
 	b, _, _ := walkfuzz(t, "episode", "--seed", "0x5eed")
 	assert.Equal(t, a, b)
 	assert.Contains(t, a, `"seed": "0x5eed"`)
+}
+
+// run --help shows no sentinel defaults: a flag not given is told apart with Changed.
+func TestRunHelpHasNoSentinels(t *testing.T) {
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"run", "--help"})
+	require.NoError(t, root.Execute())
+	help := out.String()
+	require.Contains(t, help, "--jvm-flags")
+	assert.NotContains(t, help, `\x00`)
+	assert.NotContains(t, help, "(default -1)")
 }

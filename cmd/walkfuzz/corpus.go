@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -40,10 +41,11 @@ func corpusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			bs, err := d.List()
+			bs, damaged, err := d.Scan()
 			if err != nil {
 				return fmt.Errorf("corpus %s: %w", dir, err)
 			}
+			warnDamage(damaged)
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "BUCKET\tKIND\tCOUNT\tREPRO\tLAST SEEN\tSTATUS\tTITLE")
 			for _, b := range bs {
@@ -66,9 +68,13 @@ func corpusCmd() *cobra.Command {
 				return err
 			}
 			b, err := d.Get(args[0])
+			if errors.As(err, new(corpus.Damage)) {
+				return usageErr("%w", err)
+			}
 			if err != nil {
 				return usageErr("no bucket %s in %s: see walkfuzz corpus list", args[0], dir)
 			}
+			warnDamage(b.Damaged())
 			out, err := json.MarshalIndent(b, "", "  ")
 			if err != nil {
 				return err
@@ -105,14 +111,14 @@ func corpusCmd() *cobra.Command {
 				}
 				return conf, cmdline, err
 			}
-			if err := ledger.Write(&buf, ledger.Config{Corpus: d, Reproducer: reproducer}); err != nil {
+			if err := ledger.Write(&buf, ledger.Config{Corpus: d, Reproducer: reproducer, Warn: warnDamage}); err != nil {
 				return fmt.Errorf("ledger: %w", err)
 			}
 			if out == "-" {
 				_, err := os.Stdout.Write(buf.Bytes())
 				return err
 			}
-			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
 				return usageErr("cannot write the ledger to %s: %w: choose another with --out", out, err)
 			}
 			fmt.Fprintf(os.Stderr, "walkfuzz: ledger of %s written to %s\n", dir, out)
@@ -122,4 +128,11 @@ func corpusCmd() *cobra.Command {
 	ledgerCmd.Flags().StringVar(&out, "out", "docs/findings.md", "where to write the ledger (- for standard output)")
 	c.AddCommand(list, show, ledgerCmd)
 	return c
+}
+
+// warnDamage says on stderr which corpus entries a command went on without.
+func warnDamage(damaged []corpus.Damage) {
+	for _, d := range damaged {
+		fmt.Fprintln(os.Stderr, "walkfuzz: warning:", d.Error())
+	}
 }

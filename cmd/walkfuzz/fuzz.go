@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,6 +225,10 @@ func campaignErr(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return interrupted(err)
 	}
+	if errors.Is(err, syscall.ENOSPC) {
+		// The whole chain: which run, which file; the runs stored so far stay.
+		return usageErr("%v: free space there, or move --runs-dir, --store and --corpus to a larger file system, then resume", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
 	return err
 }
 
@@ -251,6 +254,9 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
   walkfuzz fuzz --resume`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if err := f.check(cmd.Flags()); err != nil {
+				return err
+			}
 			spec, err := f.spec()
 			if err != nil {
 				return err
@@ -298,7 +304,7 @@ Exit status: 0 nothing found, 1 a crash or hang, 2 bad usage or setup, 130 inter
 			if !cmd.Flags().Changed("budget") && spec.Episodes > 0 {
 				opt.Budget = 0 // --episodes alone: run them all
 			}
-			return fuzz(spec, opt, st, corp, f)
+			return fuzz(cmd.Context(), spec, opt, st, corp, f)
 		},
 	}
 	f.register(c)
@@ -325,7 +331,7 @@ func resumable(st *store.Store, id string, fromFlags bool, flags campaign.Spec) 
 	return spec, nil
 }
 
-func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpus.Dir, f campaignFlags) error {
+func fuzz(ctx context.Context, spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpus.Dir, f campaignFlags) error {
 	done, err := st.DoneIndices(spec.ID())
 	if err != nil {
 		return fmt.Errorf("campaign %s: %w", spec.ID(), err)
@@ -342,8 +348,6 @@ func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpu
 	}
 	fmt.Fprintf(os.Stderr, "walkfuzz: campaign %s (seed base %s, shard %s), %s, store %s, corpus %s\n",
 		spec.ID(), spec.SeedBase, opt.Shard, budget, st.Path(), corp.Path())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	bar := campaign.NewBar(os.Stderr, interactive(os.Stderr), planned, opt.Budget)
 	opt.Progress = bar.Update
 	plan, fb, err := planOf(spec, st, opt.Resume)
@@ -366,7 +370,7 @@ func fuzz(spec campaign.Spec, opt campaign.Options, st *store.Store, corp *corpu
 		return campaignErr(err)
 	}
 	if sum.Stop == campaign.StopInterrupted {
-		return interrupted(fmt.Errorf("interrupted: continue with walkfuzz fuzz --resume --campaign %s --store %s", sum.Campaign, st.Path()))
+		return interrupted(fmt.Errorf("interrupted: continue with %s", resumeHint(sum.Campaign, st.Path(), corp.Path(), opt)))
 	}
 	if sum.Crashed() {
 		return errFound

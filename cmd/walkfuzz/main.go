@@ -2,11 +2,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
@@ -74,6 +77,32 @@ func exitCode(err error, w io.Writer) int {
 	}
 }
 
+// main traps SIGINT and SIGTERM for every command: the first cancels the command's context
+// (cmd.Context()), which stops at its next check with what it finished kept and its temporary
+// files removed; a second ends the process at once. Either way the exit status is 130.
 func main() {
-	os.Exit(exitCode(newRoot().Execute(), os.Stderr))
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "walkfuzz: interrupted again: stopping now")
+		os.Exit(exitInterrupted)
+	}()
+	os.Exit(exitCode(interruptedBy(ctx, newRoot().ExecuteContext(ctx)), os.Stderr))
+}
+
+// interruptedBy makes a command that returned after a signal an interrupted one, whatever it
+// returned (an error caused by the interruption, or nothing).
+func interruptedBy(ctx context.Context, err error) error {
+	var ie *interruptedError
+	if ctx.Err() == nil || errors.As(err, &ie) {
+		return err
+	}
+	if err == nil || errors.Is(err, errFound) || errors.Is(err, context.Canceled) {
+		return interrupted(errors.New("interrupted"))
+	}
+	return interrupted(fmt.Errorf("interrupted: %w", err))
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
@@ -38,6 +36,15 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			if threshold <= 0 || threshold >= 1 {
 				return usageErr("--threshold %v: give a share between 0 and 1, e.g. 0.05 for 5 points", threshold)
 			}
+			if err := f.check(cmd.Flags()); err != nil {
+				return err
+			}
+			if junit != "" {
+				// Before the night, not after its whole budget.
+				if err := writableDir(filepath.Dir(junit)); err != nil {
+					return usageErr("--junit %s: %w: choose another path", junit, err)
+				}
+			}
 			spec, err := f.spec()
 			if err != nil {
 				return err
@@ -57,8 +64,7 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
 			bar := campaign.NewBar(os.Stderr, interactive(os.Stderr), 0, opt.Budget)
 			opt.Progress = bar.Update
 			v, err := nightly.Run(ctx, st, corp, jvmexec.Executor{HangTimeout: f.hangTimeout},
@@ -89,17 +95,11 @@ Exit status: 0 pass, 1 fail, 2 bad usage or setup, 130 interrupted (no verdict r
 	return c
 }
 
+// writeJUnit writes the file whole or not at all.
 func writeJUnit(path string, v *nightly.Verdict) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	var b bytes.Buffer
+	if err := v.JUnit(&b); err != nil {
 		return err
 	}
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := v.JUnit(out); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return writeFileAtomic(path, b.Bytes())
 }

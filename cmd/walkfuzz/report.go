@@ -25,6 +25,9 @@ crash or hang bucket.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			began := time.Now()
+			if err := writableDir(out); err != nil {
+				return usageErr("--out: %w: choose another with --out", err)
+			}
 			var st *store.Store
 			var err error
 			if synthetic > 0 {
@@ -51,12 +54,15 @@ crash or hang bucket.`,
 				if corp, err = corpus.Open(corpusPath); err != nil {
 					return err
 				}
+				if _, damaged, err := corp.Scan(); err == nil {
+					warnDamage(damaged)
+				}
 			}
 			m, err := report.Build(st, corp)
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
-			index, err := report.Write(out, m)
+			index, err := report.WriteContext(cmd.Context(), out, m)
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}

@@ -50,7 +50,7 @@ func bucketEpisode(dir string) (episode.Episode, []crash.Names, error) {
 	switch {
 	case errors.Is(err, corpus.ErrNoEpisode):
 		return e, nil, usageErr("%s holds no results.json and no episode JSON: give a run directory, a bucket or a seed", dir)
-	case errors.Is(err, corpus.ErrNotEpisode):
+	case errors.Is(err, corpus.ErrNotEpisode), errors.As(err, new(corpus.Damage)):
 		return e, nil, usageErr("%w", err)
 	}
 	return e, want, err

@@ -1,21 +1,21 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/space"
 	"github.com/walkfuzz/walkfuzz/harness/suites"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
@@ -58,23 +58,54 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.seed, "seed", "", "episode seed (hex); the seed chooses every dimension not given by a flag")
 	fl.StringVar(&f.jdk, "jdk", "", "JDK: a major version (17, 25) or a JAVA_HOME (default: newest LTS found)")
 	fl.StringVar(&f.out, "out", "", "run directory (default results/runs/<time>-<seed>)")
-	fl.IntVar(&f.jitter, "jitter", -1, "signal period jitter in percent")
+	fl.IntVar(&f.jitter, "jitter", 0, "signal period jitter in percent (default 0, or chosen by --seed)")
 	fl.IntVar(&f.threads, "threads", 0, "workload threads")
 	fl.IntVar(&f.depth, "depth", 0, "frames asked of each walker (default 2048)")
 	fl.IntVar(&f.signal, "signal", 0, "signal number for the driver (default SIGPROF)")
 	fl.StringVar(&f.pattern, "pattern", "", "tgkill targeting: all, subset, one, burst")
 	fl.StringVar(&f.target, "target", "", "threads to sample: all (every Java thread) or workload (wf-* threads)")
 	fl.StringVar(&f.inject, "inject", "", "test only: segv@N or hang@N makes the handler fault or block at walk N")
-	fl.StringVar(&f.jvmFlags, "jvm-flags", "\x00", "JVM flags, space-separated (\"\" for none; default: none, or chosen by --seed)")
-	fl.IntVar(&f.perturb, "perturb-registers", -1, "percent of walks on a perturbed ucontext (register fuzzing)")
-	fl.IntVar(&f.readFault, "read-fault-ppm", -1, "per million of the walker's protected memory reads, how many the agent fails as if unmapped (vmstructs and plugins; default 0, or chosen by --seed)")
-	fl.IntVar(&f.remotePct, "remote-pct", -1, "percent of signals on which vmstructs and plugin walkers walk the thread from the agent's remote-walk thread while it waits parked in its handler (default 0, or chosen by --seed)")
+	fl.StringVar(&f.jvmFlags, "jvm-flags", "", "JVM flags, space-separated (\"\" for none; default: none, or chosen by --seed)")
+	fl.IntVar(&f.perturb, "perturb-registers", 0, "percent of walks on a perturbed ucontext (register fuzzing) (default 0, or chosen by --seed)")
+	fl.IntVar(&f.readFault, "read-fault-ppm", 0, "per million of the walker's protected memory reads, how many the agent fails as if unmapped (vmstructs and plugins; default 0, or chosen by --seed)")
+	fl.IntVar(&f.remotePct, "remote-pct", 0, "percent of signals on which vmstructs and plugin walkers walk the thread from the agent's remote-walk thread while it waits parked in its handler (default 0, or chosen by --seed)")
 	fl.IntVar(&f.reference, "reference-pct", 0, "percent of signals re-walked at the thread's next safepoint (bottom-frame oracle)")
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.StringVar(&f.episodeFile, "episode", "", "run exactly this episode JSON (from a run directory or the corpus)")
 	fl.StringVar(&f.dacapoJar, "dacapo-jar", "", "DaCapo jar for --workload dacapo:<bench> (default $DACAPO_JAR)")
 	fl.StringVar(&f.renJar, "renaissance-jar", "", "Renaissance jar for --workload renaissance:<bench> (default $RENAISSANCE_JAR)")
 	fl.DurationVar(&f.timeout, "workload-timeout", 0, "with -- <java args>: stop the program after this long (a normal end)")
+}
+
+// check refuses flag values that would otherwise fall back to a default unnoticed: a zero,
+// negative or sub-millisecond duration, an interval out of range, an empty walker list or
+// seed, a thread count no JVM runs.
+func (f *runFlags) check(fl *pflag.FlagSet) error {
+	if fl.Changed("duration") && f.duration < time.Millisecond {
+		return usageErr("--duration %s: give a positive duration of 1ms or more, e.g. --duration 10s", f.duration)
+	}
+	if fl.Changed("workload-timeout") && f.timeout < time.Millisecond {
+		return usageErr("--workload-timeout %s: give a positive duration of 1ms or more, e.g. --workload-timeout 30s", f.timeout)
+	}
+	if fl.Changed("interval") && (f.interval < 10*time.Microsecond || f.interval > time.Second) {
+		return usageErr("--interval %s is out of range: give 10us to 1s, e.g. --interval 100us", f.interval)
+	}
+	if fl.Changed("hang-timeout") && f.hangTimeout < time.Second {
+		return usageErr("--hang-timeout %s: give 1s or more, e.g. --hang-timeout 10s", f.hangTimeout)
+	}
+	if len(splitList(f.walkers)) == 0 {
+		return usageErr("--walker %q names no walker: give one or more, e.g. --walker asgct", f.walkers)
+	}
+	if fl.Changed("seed") && strings.TrimSpace(f.seed) == "" {
+		return usageErr("--seed is empty: give a hex seed, e.g. --seed 0x5eed, or leave the flag out")
+	}
+	if fl.Changed("threads") && (f.threads < 1 || f.threads > episode.MaxThreads) {
+		return usageErr("--threads %d is out of range: give 1 to %d", f.threads, episode.MaxThreads)
+	}
+	if fl.Changed("depth") && (f.depth < 1 || f.depth > 65536) {
+		return usageErr("--depth %d is out of range: give 1 to 65536", f.depth)
+	}
+	return nil
 }
 
 // episode builds the episode from the flags: an episode file, a seed with pins, or plain
@@ -94,6 +125,9 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		}
 		return e, nil
 	}
+	if err := f.check(cmd.Flags()); err != nil {
+		return episode.Episode{}, err
+	}
 	walkers, err := walker.ParseList(f.walkers)
 	if err != nil {
 		return episode.Episode{}, usageErr("%w", err)
@@ -101,19 +135,16 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 	if _, _, ext := suites.Parse(f.workload); f.workload != "" && !ext && !slices.Contains(episode.Builtin, f.workload) && !slices.Contains(episode.Apps, f.workload) {
 		return episode.Episode{}, usageErr("unknown workload %q: see walkfuzz run --help for the list", f.workload)
 	}
-	if f.interval != 0 && f.interval < 10*time.Microsecond {
-		return episode.Episode{}, usageErr("interval %s is under the 10us floor: pass --interval 10us or more", f.interval)
-	}
 	p := episode.Pins{Workload: f.workload, Walkers: walkers, JDK: f.jdk, Mode: f.mode,
 		IntervalUs: int(f.interval / time.Microsecond), DurationMs: int(f.duration / time.Millisecond),
 		Threads: f.threads, Depth: f.depth}
-	if f.jitter >= 0 {
+	if cmd.Flags().Changed("jitter") {
 		p.JitterPct = &f.jitter
 	}
-	if f.perturb >= 0 {
+	if cmd.Flags().Changed("perturb-registers") {
 		p.RegisterPct = &f.perturb
 	}
-	if f.jvmFlags != "\x00" {
+	if cmd.Flags().Changed("jvm-flags") {
 		flags := strings.Fields(f.jvmFlags)
 		p.JVMFlags = &flags
 	}
@@ -137,13 +168,13 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		}
 	}
 	e.Inject = f.inject
-	if f.readFault >= 0 {
+	if cmd.Flags().Changed("read-fault-ppm") {
 		if f.readFault > 0 && !episode.ReadFaultsApply(e.Walkers) {
 			return e, usageErr("--read-fault-ppm applies to vmstructs and plugin walkers only (walkers: %s)", strings.Join(e.Walkers, ","))
 		}
 		e.Perturb.ReadFaultPPM = f.readFault
 	}
-	if f.remotePct >= 0 {
+	if cmd.Flags().Changed("remote-pct") {
 		if f.remotePct > 0 && !episode.RemoteWalksApply(e.Walkers) {
 			return e, usageErr("--remote-pct applies to vmstructs and plugin walkers only, which can walk another thread (walkers: %s): add --walker vmstructs", strings.Join(e.Walkers, ","))
 		}
@@ -203,20 +234,34 @@ func runCmd() *cobra.Command {
 			if dir == "" {
 				dir = filepath.Join("results", "runs", time.Now().Format("20060102-150405")+"-"+e.Seed.String())
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
 			banner := func() {
 				fmt.Fprintf(os.Stderr, "walkfuzz: %s on JDK %s, walkers %s, %s signals every %dus, %s\n",
 					workloadName(&e), j.Version, strings.Join(e.Walkers, ","), e.Signals.Mode, e.Signals.IntervalUs, e.Duration())
 			}
+			if err := space.Check(space.Low, dir); err != nil {
+				return usageErr("%w", err)
+			}
 			res, err := runner.Run(ctx, e, j, runner.Options{Dir: dir, HangTimeout: f.hangTimeout,
 				DacapoJar: f.dacapoJar, RenaissanceJar: f.renJar, OnStart: banner})
+			if err != nil && ctx.Err() != nil {
+				return interrupted(fmt.Errorf("interrupted: the run's partial directory is %s", dir))
+			}
 			if err != nil {
 				return err
+			}
+			if full := space.Check(space.Low, dir); full != nil && res.Outcome != results.OK {
+				// A JVM that could not write fails like a walker's bug: no verdict.
+				return usageErr("the run ended %s while %w; not a finding", res.Outcome, full)
 			}
 			printSummary(os.Stdout, res)
 			if res.Finding() {
 				return errFound
+			}
+			if res.Outcome == results.JVMError {
+				// Not a walker's bug: a JVM that refused its flags or a workload that failed on
+				// its own (its output says which); the campaign stores it, but a run says so.
+				return usageErr("the JVM exited with status %d: %s: check --jvm-flags, --threads or the episode", res.ExitCode, jvmComplaint(dir))
 			}
 			return nil
 		},
@@ -230,4 +275,17 @@ func workloadName(e *episode.Episode) string {
 		return "java " + strings.Join(e.JavaArgs, " ")
 	}
 	return e.Workload
+}
+
+// jvmComplaint is the first line of the JVM's stderr that says what it refused, else where
+// to look.
+func jvmComplaint(dir string) string {
+	path := filepath.Join(dir, runner.Stderr)
+	b, _ := os.ReadFile(path)
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Error") || strings.Contains(l, "Exception") || strings.HasPrefix(l, "Unrecognized") {
+			return fmt.Sprintf("%q (%s)", l, path)
+		}
+	}
+	return "see " + path
 }

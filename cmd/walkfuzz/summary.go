@@ -28,20 +28,8 @@ func printSummary(out io.Writer, r *results.Results) {
 	if r.Hang != nil {
 		fmt.Fprintf(out, "%s  [bucket %s]\n", r.Hang.Title, r.Hang.Bucket)
 	}
-	s := r.Signals
-	fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
-	if s.Overruns > 0 {
-		fmt.Fprintf(out, ", overruns %d", s.Overruns)
-	}
-	if s.Shed > 0 {
-		fmt.Fprintf(out, ", shed %d (handler-time budget spent)", s.Shed)
-	}
-	if s.CPURestarts > 0 {
-		fmt.Fprintf(out, ", %d handlers ran out their period (restarted, their time left out of requested)", s.CPURestarts)
-	}
-	fmt.Fprintln(out)
-	if s.Note != "" {
-		fmt.Fprintf(out, "  note: %s\n", s.Note)
+	if slices.ContainsFunc(r.Walkers, func(w string) bool { return walker.PlacementOf(w) != walker.OutOfProcess }) {
+		printSignals(out, r.Signals)
 	}
 	names := make([]string, 0, len(r.Classes))
 	for w := range r.Classes {
@@ -102,7 +90,7 @@ func printSummary(out io.Writer, r *results.Results) {
 		fmt.Fprintf(out, "walks of a perturbed context (register fuzzing), left out of the classes above and of every oracle: %s\n",
 			strings.Join(parts, ", "))
 	}
-	if s.RemoteWalks+s.RemoteBusy+s.RemoteTimeout > 0 {
+	if s := r.Signals; s.RemoteWalks+s.RemoteBusy+s.RemoteTimeout > 0 {
 		fmt.Fprintf(out, "remote walks: %d on the remote-walk thread, %d in the handler instead (%d busy, %d not picked up in time)\n",
 			s.RemoteWalks, s.RemoteBusy+s.RemoteTimeout, s.RemoteBusy, s.RemoteTimeout)
 		for _, w := range slices.Sorted(maps.Keys(r.Remote)) {
@@ -151,4 +139,23 @@ func ns(v uint64) string {
 		return fmt.Sprintf("%.1fus", float64(v)/1e3)
 	}
 	return fmt.Sprintf("%dns", v)
+}
+
+// printSignals is the agent's signal line: a run without an agent walker (jfr, ebpf alone)
+// has no agent driving signals, and its zeros would read as a broken driver.
+func printSignals(out io.Writer, s results.Signals) {
+	fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
+	if s.Overruns > 0 {
+		fmt.Fprintf(out, ", overruns %d", s.Overruns)
+	}
+	if s.Shed > 0 {
+		fmt.Fprintf(out, ", shed %d (handler-time budget spent)", s.Shed)
+	}
+	if s.CPURestarts > 0 {
+		fmt.Fprintf(out, ", %d handlers ran out their period (restarted, their time left out of requested)", s.CPURestarts)
+	}
+	fmt.Fprintln(out)
+	if s.Note != "" {
+		fmt.Fprintf(out, "  note: %s\n", s.Note)
+	}
 }

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -17,6 +19,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/space"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
@@ -50,18 +53,20 @@ type Options struct {
 	ResolveJDK func(spec string) (jdk.JDK, error)
 	Progress   func(Stats) // after every finished run
 	// Estimate is how long an episode will take, to start none that cannot finish within the
-	// budget; nil: its duration plus JVM start-up.
+	// budget; nil: its duration plus the mean overhead (start-up, exit, judging) of the runs
+	// this campaign finished so far (startupEstimate before the first).
 	Estimate func(episode.Episode) time.Duration
 }
 
 // Grace is how long episodes still running at the end of the budget may take to finish
-// before they are killed (and left for a resume).
+// before they are killed (and left for a resume): a tenth of the budget, from 5 s up to
+// this (a 60 s budget ran 78 s with 90 s of grace for everyone).
 const Grace = 90 * time.Second
+
+func graceFor(budget time.Duration) time.Duration { return min(Grace, max(5*time.Second, budget/10)) }
 
 // startupEstimate is the JVM start-up an episode needs on top of its duration.
 const startupEstimate = 3 * time.Second
-
-func defaultEstimate(e episode.Episode) time.Duration { return e.Duration() + startupEstimate }
 
 // MaxHarnessErrors in a row end a campaign: the harness, not an episode, is broken.
 const MaxHarnessErrors = 3
@@ -77,12 +82,17 @@ func Run(ctx context.Context, p Plan, x Executor, st *store.Store, corp Corpus, 
 	if p.Len() == 0 && opt.Budget <= 0 {
 		return nil, fmt.Errorf("campaign %s has no end: pass --budget 30m or --episodes N", c.ID)
 	}
-	if opt.Estimate == nil {
-		opt.Estimate = defaultEstimate
-	}
 	if opt.ResolveJDK == nil {
 		return nil, fmt.Errorf("campaign: no JDK resolver")
 	}
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
+	unlock, err := st.LockCampaign(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := st.PutCampaign(c); err != nil {
 		return nil, err
 	}
@@ -124,13 +134,28 @@ type run struct {
 	mu         sync.Mutex
 	sum        *Summary
 	errsInARow int
+	overhead   time.Duration // summed over the runs finished: wall time beyond the episode's duration
+	finished   int
+}
+
+// estimate is Options.Estimate, or the episode's duration plus the mean overhead seen.
+func (r *run) estimate(e episode.Episode) time.Duration {
+	if r.opt.Estimate != nil {
+		return r.opt.Estimate(e)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished == 0 {
+		return e.Duration() + startupEstimate
+	}
+	return e.Duration() + max(startupEstimate, r.overhead/time.Duration(r.finished))
 }
 
 func (r *run) loop(ctx context.Context, done map[int64]bool) (*Summary, error) {
 	runCtx := ctx
 	if !r.deadline.IsZero() {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithDeadline(ctx, r.deadline.Add(Grace))
+		runCtx, cancel = context.WithDeadline(ctx, r.deadline.Add(graceFor(r.opt.Budget)))
 		defer cancel()
 	}
 	g, gctx := errgroup.WithContext(runCtx)
@@ -151,7 +176,7 @@ dispatch:
 			break
 		}
 		e := r.plan.Episode(i)
-		if !r.deadline.IsZero() && time.Now().Add(r.opt.Estimate(e)).After(r.deadline) {
+		if !r.deadline.IsZero() && time.Now().Add(r.estimate(e)).After(r.deadline) {
 			r.sum.Stop = StopBudget
 			break
 		}
@@ -187,17 +212,28 @@ func (r *run) one(ctx context.Context, i int64, e episode.Episode) error {
 	}
 	dir := filepath.Join(r.opt.RunsDir, r.id, fmt.Sprintf("%06d-%s", i, e.Seed))
 	os.RemoveAll(dir) // left by a run that was killed before it was recorded
+	if err := space.Check(space.Low, r.spacePaths()...); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("runs directory: %v", err)
+		return fmt.Errorf("runs directory: %w", err)
 	}
 	started := time.Now()
 	res, err := r.x.Run(ctx, e, j, dir)
-	if err != nil && ctx.Err() != nil {
-		os.RemoveAll(dir)
+	if err == nil {
 		r.mu.Lock()
-		r.sum.Dropped++
+		r.overhead += max(0, time.Since(started)-e.Duration())
+		r.finished++
 		r.mu.Unlock()
+	}
+	if err != nil && ctx.Err() != nil {
+		r.drop(dir)
 		return nil
+	}
+	if full := r.diskFull(err, res); full != nil {
+		// Not a finding, nor this episode's harness error: a resume runs it again.
+		r.drop(dir)
+		return fmt.Errorf("episode %d (seed %s) not recorded: %w", i, e.Seed, full)
 	}
 	if err != nil {
 		res = &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Outcome: results.HarnessError,
@@ -225,6 +261,45 @@ func (r *run) one(ctx context.Context, i int64, e episode.Episode) error {
 		o.Observe(i, row)
 	}
 	r.record(row, newBucket, time.Since(wrote))
+	return nil
+}
+
+// drop forgets a run that will not be recorded.
+func (r *run) drop(dir string) {
+	os.RemoveAll(dir)
+	r.mu.Lock()
+	r.sum.Dropped++
+	r.mu.Unlock()
+}
+
+// spacePaths are where a run writes: its directory, the store, the corpus.
+func (r *run) spacePaths() []string {
+	paths := []string{r.opt.RunsDir, filepath.Dir(r.st.Path())}
+	if c, ok := r.corp.(interface{ Path() string }); ok {
+		paths = append(paths, c.Path())
+	}
+	return paths
+}
+
+// diskFull is the full disk behind a run that did not end ok, if any: the run's own error
+// said so, or a file system it wrote to is (nearly) full now. A JVM that could not write its
+// files fails like a walker's bug (an hs_err log cut short is titled "corrupted").
+func (r *run) diskFull(err error, res *results.Results) error {
+	if err == nil && res.Outcome == results.OK {
+		return nil
+	}
+	// The agent's refusal crosses from the JVM as text (strerror); and the runner removes the
+	// directory of a run it refused, so the space that run could not get is free again now.
+	if errors.Is(err, syscall.ENOSPC) || (err != nil && strings.Contains(strings.ToLower(err.Error()), "no space left on device")) {
+		return err
+	}
+	if full := space.Check(space.Low, r.spacePaths()...); full != nil {
+		what := "failed (" + fmt.Sprint(err) + ")"
+		if err == nil {
+			what = "ended " + res.Outcome
+		}
+		return fmt.Errorf("it %s while %w", what, full)
+	}
 	return nil
 }
 

@@ -2,7 +2,9 @@ package corpus
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,6 +43,8 @@ type Bucket struct {
 	FixedEvidence string `json:"fixed_evidence,omitempty"`
 	// ByJDK splits the replays by the JDK build they ran on, oldest build first.
 	ByJDK []JDKReplays `json:"replays_by_jdk,omitempty"`
+
+	damaged []Damage // its entries that could not be read (Damaged)
 }
 
 // JDKReplays counts a bucket's replays on one JDK build.
@@ -61,24 +65,47 @@ func (b *Bucket) ReproRate() float64 {
 // Folder is the bucket's directory inside the corpus.
 func (b *Bucket) Folder() string { return FolderName(b.ID) }
 
-// List returns every bucket, most frequent first.
-func (d *Dir) List() ([]Bucket, error) {
+// Damage is a corpus entry that cannot be read: a bucket folder or file this user may not
+// read, or a saved episode cut short. Commands warn with it; the nightly counts its bucket's
+// replay as failed, since a finding that cannot be replayed is not a pass.
+type Damage struct {
+	Bucket string // the bucket's folder name
+	Path   string // the file or folder that failed
+	Err    error
+}
+
+func (d Damage) Error() string {
+	return fmt.Sprintf("corpus entry %s cannot be read (%v): fix its permissions, restore it from a copy, or remove it", d.Path, d.Err)
+}
+
+func (d Damage) Unwrap() error { return d.Err }
+
+// Scan returns every whole bucket, most frequent first, and every damaged entry. A bucket
+// with a damaged episode is listed with its readable ones and reported too.
+func (d *Dir) Scan() ([]Bucket, []Damage, error) {
 	ents, err := os.ReadDir(d.path)
 	if err != nil {
-		return nil, fmt.Errorf("corpus: %v", err)
+		return nil, nil, fmt.Errorf("corpus: %v", err)
 	}
 	var out []Bucket
+	var damaged []Damage
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(d.path, e.Name(), "title")); err != nil {
+		dir := filepath.Join(d.path, e.Name())
+		if _, err := os.Stat(filepath.Join(dir, "title")); errors.Is(err, fs.ErrNotExist) {
+			continue // not a bucket
+		} else if err != nil {
+			damaged = append(damaged, Damage{Bucket: e.Name(), Path: dir, Err: errors.Unwrap(err)})
 			continue
 		}
-		b, err := load(filepath.Join(d.path, e.Name()))
+		b, err := load(dir)
 		if err != nil {
-			return nil, err
+			damaged = append(damaged, damageOf(e.Name(), dir, err))
+			continue
 		}
+		damaged = append(damaged, b.damaged...)
 		out = append(out, b)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -87,17 +114,45 @@ func (d *Dir) List() ([]Bucket, error) {
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, nil
+	return out, damaged, nil
 }
 
-// Get loads one bucket.
+// damageOf names the path an error of load carries (a *fs.PathError), else the folder.
+func damageOf(bucket, dir string, err error) Damage {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return Damage{Bucket: bucket, Path: pe.Path, Err: pe.Err}
+	}
+	return Damage{Bucket: bucket, Path: dir, Err: err}
+}
+
+// List returns every bucket, most frequent first; a damaged entry is an error (merge
+// refuses a corpus it cannot read whole; commands that go on without it use Scan).
+func (d *Dir) List() ([]Bucket, error) {
+	out, damaged, err := d.Scan()
+	if err == nil && len(damaged) > 0 {
+		err = damaged[0]
+	}
+	return out, err
+}
+
+// Get loads one bucket; one this user cannot read is a Damage, not a missing bucket.
 func (d *Dir) Get(bucket string) (Bucket, error) {
 	dir := d.bucketDir(bucket)
-	if _, err := os.Stat(filepath.Join(dir, "title")); err != nil {
-		return Bucket{}, fmt.Errorf("corpus: no bucket %s in %s", bucket, d.path)
+	if _, err := os.Stat(filepath.Join(dir, "title")); errors.Is(err, fs.ErrNotExist) {
+		return Bucket{}, fmt.Errorf("corpus: no bucket %s in %s: %w", bucket, d.path, fs.ErrNotExist)
+	} else if err != nil {
+		return Bucket{}, Damage{Bucket: bucket, Path: dir, Err: errors.Unwrap(err)}
 	}
-	return load(dir)
+	b, err := load(dir)
+	if err != nil {
+		return b, damageOf(bucket, dir, err)
+	}
+	return b, nil
 }
+
+// Damaged is what of the bucket could not be read (its damaged episodes).
+func (b *Bucket) Damaged() []Damage { return b.damaged }
 
 // Episodes returns the bucket's saved episodes, oldest seed first.
 func (d *Dir) Episodes(bucket string) ([]episode.Episode, error) {
@@ -107,13 +162,9 @@ func (d *Dir) Episodes(bucket string) ([]episode.Episode, error) {
 	}
 	var out []episode.Episode
 	for _, s := range b.Seeds {
-		raw, err := os.ReadFile(filepath.Join(d.bucketDir(bucket), "episodes", s+".json"))
-		if err != nil {
-			return nil, fmt.Errorf("corpus: %v", err)
-		}
 		var e episode.Episode
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, fmt.Errorf("corpus: bucket %s episode %s: %v", bucket, s, err)
+		if err := readEpisode(filepath.Join(d.bucketDir(bucket), "episodes", s+".json"), &e); err != nil {
+			return nil, damageOf(bucket, d.bucketDir(bucket), err)
 		}
 		out = append(out, e)
 	}
@@ -204,9 +255,16 @@ func load(dir string) (Bucket, error) {
 		b.ByJDK = append(b.ByJDK, *r)
 	}
 	sort.Slice(b.ByJDK, func(i, j int) bool { return jdk.CompareVersions(b.ByJDK[i].JDK, b.ByJDK[j].JDK) < 0 })
-	eps, _ := os.ReadDir(filepath.Join(dir, "episodes"))
+	eps, err := os.ReadDir(filepath.Join(dir, "episodes"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		b.damaged = append(b.damaged, damageOf(b.ID, filepath.Join(dir, "episodes"), err))
+	}
 	for _, e := range eps {
 		if s, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+			if err := readEpisode(filepath.Join(dir, "episodes", e.Name()), new(episode.Episode)); err != nil {
+				b.damaged = append(b.damaged, damageOf(b.ID, filepath.Join(dir, "episodes", e.Name()), err))
+				continue
+			}
 			b.Seeds = append(b.Seeds, s)
 		}
 	}
@@ -247,4 +305,16 @@ func (s StringSet) Sorted() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// readEpisode reads a saved episode; a file that does not parse is a *fs.PathError naming it.
+func readEpisode(path string, e *episode.Episode) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, e); err != nil {
+		return &fs.PathError{Op: "parse", Path: path, Err: fmt.Errorf("not a whole episode: %w", err)}
+	}
+	return nil
 }

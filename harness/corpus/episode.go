@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,6 +25,11 @@ var (
 // saved it (episodes/*.json), it lies beside them (episode*.json), or it is a run
 // directory's inside the folder (*/episode.json).
 func NewestEpisode(dir string) (episode.Episode, []crash.Names, error) {
+	for _, d := range []string{dir, filepath.Join(dir, "episodes")} {
+		if _, err := os.ReadDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return episode.Episode{}, nil, damageOf(filepath.Base(dir), d, err)
+		}
+	}
 	want, _ := Titles(dir) // a folder that is no bucket has none
 	matches, _ := filepath.Glob(filepath.Join(dir, "*", "episode.json"))
 	more, _ := filepath.Glob(filepath.Join(dir, "episode*.json"))

@@ -28,6 +28,10 @@ func TestNewestEpisode(t *testing.T) {
 	assert.Equal(t, fresh.Seed, e.Seed, "the newest of the saved and the run directories' episodes")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "episode-bad.json"), []byte("{"), 0o644))
+	// Newer than run1's by an hour: written in the same clock tick, the two tied (the file
+	// system's timestamps are coarser than the test), and the older match won.
+	future := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "episode-bad.json"), future, future))
 	_, _, err = NewestEpisode(dir)
 	assert.ErrorIs(t, err, ErrNotEpisode)
 	assert.Contains(t, err.Error(), "episode-bad.json is not an episode: ")

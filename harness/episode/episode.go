@@ -114,6 +114,10 @@ func (e *Episode) Interval() time.Duration {
 	return time.Duration(e.Signals.IntervalUs) * time.Microsecond
 }
 
+// MaxThreads bounds an episode's workload threads: far above what a 2-core run can signal
+// usefully, far below what makes the JVM refuse to start (it did at 100000).
+const MaxThreads = 1024
+
 // Validate checks an episode from any source (derived, hand-written, loaded from a corpus).
 func (e *Episode) Validate() error {
 	if e.Workload == "" && len(e.JavaArgs) == 0 {
@@ -152,6 +156,9 @@ func (e *Episode) Validate() error {
 	}
 	if e.DurationMs <= 0 {
 		return fmt.Errorf("duration must be positive: pass --duration 10s")
+	}
+	if e.Threads < 0 || e.Threads > MaxThreads {
+		return fmt.Errorf("threads %d out of range 0..%d (0: the workload's default)", e.Threads, MaxThreads)
 	}
 	if e.Depth < 1 || e.Depth > 65536 {
 		return fmt.Errorf("depth %d out of range 1..65536", e.Depth)

@@ -82,13 +82,18 @@ type Config struct {
 	// Reproducer renders a saved episode as a plain java command line (the agent and its
 	// configuration); nil leaves it out.
 	Reproducer func(e episode.Episode) (conf, cmd string, err error)
+	// Warn hears of every corpus entry that could not be read (left out of the ledger).
+	Warn func([]corpus.Damage)
 }
 
 // Write renders the ledger.
 func Write(w io.Writer, cfg Config) error {
-	buckets, err := cfg.Corpus.List()
+	buckets, damaged, err := cfg.Corpus.Scan()
 	if err != nil {
 		return err
+	}
+	if cfg.Warn != nil && len(damaged) > 0 {
+		cfg.Warn(damaged)
 	}
 	bugs, err := LoadKnownBugs(cfg.Corpus.Path())
 	if err != nil {

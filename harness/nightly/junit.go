@@ -114,6 +114,9 @@ func (v *Verdict) JUnit(w io.Writer) error {
 		tc := junitCase{Name: "replay " + r.Bucket, Classname: "walkfuzz.nightly.corpus",
 			SystemOut: fmt.Sprintf("%s: reproduced %d of %d, status %s", r.Title, r.Reproduced, r.Attempts, r.Status)}
 		switch {
+		case r.Unreadable != "":
+			tc.Failure = &junitFailure{Message: "cannot be replayed: the corpus entry is unreadable", Type: "walkfuzz.replay", Text: r.Unreadable}
+			replays.Failures++
 		case r.Failed:
 			tc.Failure = &junitFailure{Message: fmt.Sprintf("still crashes or hangs: %d of %d replays", r.Findings, r.Attempts),
 				Type: "walkfuzz.replay", Text: r.Title + "\n" + r.Note}

@@ -49,6 +49,9 @@ func (c *Config) defaults() {
 // no verdict (bad setup, or interrupted).
 func Run(ctx context.Context, st *store.Store, corp *corpus.Dir, x campaign.Executor, cfg Config) (*Verdict, error) {
 	cfg.defaults()
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
 	began := cfg.Clock().UTC()
 	v := &Verdict{Night: store.Night{ID: "night-" + began.Format("20060102-150405"), Started: began}, Threshold: cfg.Threshold}
 	prev, hasPrev, err := st.LastNight(began)

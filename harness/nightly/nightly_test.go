@@ -99,6 +99,16 @@ func newNightDir(t *testing.T) (string, *store.Store, *corpus.Dir) {
 	return dir, st, corp
 }
 
+// fileCPUCrash files a crash of a cpu-mode recursion episode as bucket segv-sender.
+func fileCPUCrash(t *testing.T, corp *corpus.Dir) episode.Episode {
+	e := episode.Derive(0x5eed, episode.Pins{Mode: "cpu", Workload: "recursion"})
+	_, err := corp.Add("old/1", &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e,
+		Outcome: results.Crash, JDK: results.JDK{Version: "17.0.15"},
+		Crash: &results.Finding{Title: "SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace", Bucket: "segv-sender"}})
+	require.NoError(t, err)
+	return e
+}
+
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 func TestNightlyVerdicts(t *testing.T) {
@@ -201,11 +211,7 @@ func TestRegressionsNeedEnoughWalksOnBothNights(t *testing.T) {
 // a harness error.
 func TestReplaySkipsRefusedSignalModes(t *testing.T) {
 	dir, st, corp := newNightDir(t)
-	e := episode.Derive(0x5eed, episode.Pins{Mode: "cpu", Workload: "recursion"})
-	_, err := corp.Add("old/1", &results.Results{Seed: e.Seed, Walkers: e.Walkers, Workload: e.Workload, Episode: e,
-		Outcome: results.Crash, JDK: results.JDK{Version: "17.0.15"},
-		Crash: &results.Finding{Title: "SIGSEGV in frame::sender_for_compiled_frame via AsyncGetCallTrace", Bucket: "segv-sender"}})
-	require.NoError(t, err)
+	fileCPUCrash(t, corp)
 	at := time.Date(2025, 6, 1, 2, 0, 0, 0, time.UTC)
 	cfg := Config{
 		Spec: campaign.Spec{Walkers: [][]string{{"asgct"}}, Workloads: []string{"recursion"}, JDKs: []string{"17"}, Episodes: 4,

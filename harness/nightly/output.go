@@ -38,6 +38,8 @@ func (v *Verdict) Write(w io.Writer) {
 		for _, r := range n.Replays {
 			result := "not reproduced"
 			switch {
+			case r.Unreadable != "":
+				result = "FAILED: unreadable (see the reasons)"
 			case r.Attempts == 0:
 				result = "not run: " + r.Note
 			case r.Failed:

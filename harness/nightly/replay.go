@@ -3,6 +3,7 @@ package nightly
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // replay re-runs each bucket's saved episodes (cycling through them, cfg.Replays attempts)
 // as a campaign of its own, then files the outcomes in the corpus.
 func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir, x campaign.Executor, cfg Config) error {
-	buckets, err := corp.List()
+	buckets, damaged, err := corp.Scan()
 	if err != nil {
 		return err
 	}
@@ -24,7 +25,7 @@ func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir,
 	var owner []int // list index -> bucket index
 	reps := make([]store.Replay, len(buckets))
 	for bi, b := range buckets {
-		reps[bi] = store.Replay{Bucket: b.ID, Title: b.Title, Status: b.Status}
+		reps[bi] = store.Replay{Bucket: b.ID, Title: b.Title, Status: b.Status, Unreadable: unreadable(b.ID, damaged)}
 		eps, err := corp.Episodes(b.ID)
 		if err != nil {
 			return err
@@ -50,6 +51,12 @@ func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir,
 				list.Episodes = append(list.Episodes, e[k%len(e)])
 				owner = append(owner, bi)
 			}
+		}
+	}
+	for _, dmg := range damaged { // buckets that could not be read at all
+		if !slices.ContainsFunc(buckets, func(b corpus.Bucket) bool { return b.ID == dmg.Bucket }) &&
+			!slices.ContainsFunc(reps, func(r store.Replay) bool { return r.Bucket == dmg.Bucket }) {
+			reps = append(reps, store.Replay{Bucket: dmg.Bucket, Title: "(unreadable)", Unreadable: unreadable(dmg.Bucket, damaged)})
 		}
 	}
 	v.Night.Replay = list.ID
@@ -116,8 +123,24 @@ func (v *Verdict) replay(ctx context.Context, st *store.Store, corp *corpus.Dir,
 			}
 		}
 	}
+	for i := range reps {
+		if reps[i].Unreadable != "" {
+			reps[i].Failed = true
+		}
+	}
 	v.Night.Replays = reps
 	return nil
+}
+
+// unreadable joins the damage found in one bucket ("" when none).
+func unreadable(bucket string, damaged []corpus.Damage) string {
+	var out []string
+	for _, d := range damaged {
+		if d.Bucket == bucket {
+			out = append(out, d.Error())
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // onEveryBuild groups a bucket's episodes by the JDK build they replay on: as saved, or,

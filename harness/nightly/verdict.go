@@ -78,7 +78,9 @@ func (v *Verdict) judge(st *store.Store, corp *corpus.Dir, cfg Config) error {
 			nb.Kind, nb.Bucket, nb.Title, nb.Runs, e.Seed, e.Workload, e.Walkers, e.JDK, nb.Episode))
 	}
 	for _, r := range v.Night.Replays {
-		if r.Failed {
+		if r.Unreadable != "" {
+			reasons = append(reasons, fmt.Sprintf("corpus replay failed: bucket %s cannot be replayed: %s", r.Bucket, r.Unreadable))
+		} else if r.Failed {
 			reasons = append(reasons, fmt.Sprintf("corpus replay failed: bucket %s (%s, status %s) crashed or hung in %d of %d replays, %d with the same title",
 				r.Bucket, r.Title, r.Status, r.Findings, r.Attempts, r.Reproduced))
 		}

@@ -79,7 +79,7 @@ func buckets(runs []store.Run, corp *corpus.Dir) ([]Bucket, error) {
 }
 
 func joinCorpus(byFolder map[string]*Bucket, get func(id, kind, title string) *Bucket, corp *corpus.Dir) error {
-	cbs, err := corp.List()
+	cbs, _, err := corp.Scan() // the command warns of the damaged entries
 	if err != nil {
 		return err
 	}

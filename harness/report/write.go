@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"os"
@@ -85,7 +86,11 @@ func assets() (template.CSS, template.JS, error) {
 
 // Write renders the dashboard into dir: index.html and buckets/<bucket>.html, each a
 // self-contained page. It returns the path of index.html.
-func Write(dir string, m *Model) (string, error) {
+func Write(dir string, m *Model) (string, error) { return WriteContext(context.Background(), dir, m) }
+
+// WriteContext is Write that stops between two pages once ctx ends (an interrupted report):
+// every page is written whole or not at all, and index.html last.
+func WriteContext(ctx context.Context, dir string, m *Model) (string, error) {
 	css, js, err := assets()
 	if err != nil {
 		return "", err
@@ -99,9 +104,12 @@ func Write(dir string, m *Model) (string, error) {
 		return "", fmt.Errorf("report template: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "buckets"), 0o755); err != nil {
-		return "", fmt.Errorf("report: %v: choose another --out", err)
+		return "", fmt.Errorf("%v: choose another --out", err)
 	}
 	for i := range m.Buckets {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
 		b := &m.Buckets[i]
 		data := struct {
 			B         *Bucket
@@ -112,6 +120,9 @@ func Write(dir string, m *Model) (string, error) {
 		if err := render(bucket, filepath.Join(dir, b.Page), data); err != nil {
 			return "", err
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
 	out := filepath.Join(dir, "index.html")
 	data := struct {
@@ -126,15 +137,18 @@ func render(t *template.Template, path string, data any) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
-		return fmt.Errorf("report: %v", err)
+		return fmt.Errorf("%v: choose another --out", err)
 	}
-	if err := t.Execute(f, data); err != nil {
-		f.Close()
+	err = t.Execute(f, data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("report %s: %v", path, err)
+		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("report: %v", err)
-	}
-	return os.Rename(tmp, path)
+	return nil
 }

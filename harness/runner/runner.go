@@ -100,7 +100,7 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		if created {
 			os.RemoveAll(dir)
 		}
-		return nil, usage("cannot prepare run directory %s: %v", dir, err)
+		return nil, Usagef("cannot prepare run directory %s: %w", dir, err)
 	}
 	res, err := execute(ctx, dir, e, j, args, opt, &out)
 	var ue *UsageError
@@ -221,6 +221,7 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	col.reqs = out.reqs
 	col.startDrain(log)
 	defer col.drain.halt()
+	defer col.work.halt() // a cancelled run: the classifier may be mid-read, before log.Close
 
 	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
@@ -326,6 +327,9 @@ loop:
 	out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
 	res.WallMs = time.Since(began).Milliseconds()
 	col.read(log, true)
+	if err := log.Err(); err != nil { // the mapping faulted: what was read is not the run
+		return nil, Usagef("%w", err)
+	}
 	h := log.Header()
 	decideOutcome(res, dir, proc, h, hangReason, !termSent.IsZero(), overload != "")
 	if overload != "" && res.Outcome == results.OK {
@@ -345,7 +349,7 @@ loop:
 	fillSignals(res, &e, h, log)
 	readWorkloadOutput(res, dir)
 	if err := res.Write(dir); err != nil {
-		return nil, usage("cannot write results.json in %s: %v", dir, err)
+		return nil, Usagef("cannot write results.json in %s: %w", dir, err)
 	}
 	return res, nil
 }

@@ -2,9 +2,12 @@ package samplelog
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // pageSize aligns the ring so the agent's stores into it never share a page with the
@@ -67,9 +70,8 @@ func Create(path string, ringSize uint64, threadSlots uint32) error {
 	if _, err := f.Write(h[:]); err != nil {
 		return fmt.Errorf("write sample log header: %w", err)
 	}
-	// Truncate extends with zeros without writing them: the ring costs no disk until used.
-	if err := f.Truncate(int64(size)); err != nil {
-		return fmt.Errorf("size sample log to %d bytes: %w", size, err)
+	if err := allocate(f, path, size); err != nil {
+		return err
 	}
 	if err := f.Chmod(0o644); err != nil {
 		return fmt.Errorf("create sample log: %w", err)
@@ -82,4 +84,23 @@ func Create(path string, ringSize uint64, threadSlots uint32) error {
 	}
 	ok = true
 	return nil
+}
+
+// allocate gives the file its full size with every block reserved. The agent and the harness
+// both map it shared: a page of a sparse file that the file system cannot supply when it is
+// first touched (a full disk; on tmpfs even a read of a hole) raises SIGBUS in whoever touched
+// it, a JVM "crash" or a harness fault. Reserved up front, a full disk is this one error.
+func allocate(f *os.File, path string, size uint64) error {
+	err := unix.Fallocate(int(f.Fd()), 0, 0, int64(size))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.EOPNOTSUPP):
+		// No reservation on this file system: a sparse file, as before (the agent checks again).
+		return f.Truncate(int64(size))
+	case errors.Is(err, unix.ENOSPC):
+		return fmt.Errorf("sample log %s needs %d MiB: %w: free space there or choose another --runs-dir (or --out)", path, (size+(1<<20)-1)>>20, err)
+	default:
+		return fmt.Errorf("allocate sample log %s (%d bytes): %w", path, size, err)
+	}
 }

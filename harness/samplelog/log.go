@@ -3,8 +3,10 @@ package samplelog
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -35,6 +37,44 @@ type Log struct {
 	recSlab   []Record
 	frameSlab []Frame
 	free      *freeLists // deep walks' frames, recycled (RecycleFrames); nil: off
+
+	fault atomic.Pointer[error] // a fault met by Header or Threads, which return no error
+}
+
+// Err is the fault a read of the mapping met, if any: every read after it fails with it,
+// so the walks read are not the whole run.
+func (l *Log) Err() error {
+	if p := l.fault.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// ErrClosed is a read of a log already closed (a run cancelled while its reader ran).
+var ErrClosed = errors.New("sample log closed")
+
+// guarded runs a read of the mapping with faults turned into an error: a page the file
+// system cannot supply (the file cut short, or a file system that ran out of space for a
+// page never written) raises SIGBUS, which would otherwise kill the harness.
+func (l *Log) guarded(read func() error) (err error) {
+	if l.mem == nil {
+		return ErrClosed
+	}
+	if p := l.fault.Load(); p != nil {
+		return *p
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			re, ok := r.(interface{ Addr() uintptr })
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("sample log %s: fault reading its mapping at %#x: the file was cut short, or its file system had no space left on device for a page", l.path, re.Addr())
+			l.fault.Store(&err)
+		}
+	}()
+	return read()
 }
 
 // Open maps the sample log at path read-write and checks its header.
@@ -185,7 +225,12 @@ type Header struct {
 
 // Header returns a snapshot of the header. Counters are loaded atomically one by one, so
 // they are each exact but not mutually consistent with a single instant.
-func (l *Log) Header() Header {
+func (l *Log) Header() (h Header) {
+	l.guarded(func() error { h = l.header(); return nil })
+	return h
+}
+
+func (l *Log) header() Header {
 	le := binary.LittleEndian
 	m := l.mem
 	h := Header{
@@ -255,12 +300,17 @@ type Thread struct {
 	HandlerSince uint64
 }
 
-// Threads returns the slots the agent has used (non-zero tid), in slot order.
-func (l *Log) Threads() []Thread {
+// Threads returns the slots the agent has used (non-zero tid), in slot order; after a
+// fault (see guarded), those read before it.
+func (l *Log) Threads() (ts []Thread) {
+	l.guarded(func() error { l.threads(&ts); return nil })
+	return ts
+}
+
+func (l *Log) threads(out *[]Thread) {
 	le := binary.LittleEndian
 	off := le.Uint64(l.mem[offThreadTableOffset:])
 	slots := int(le.Uint32(l.mem[offThreadTableSlots:]))
-	var ts []Thread
 	// The agent claims slots in order (one atomic add) and writes the tid just after, so the
 	// used slots are a prefix with at most a few not yet written at its end: stop after a run
 	// of empty ones instead of reading all 32768 on every call (the runner calls this on
@@ -274,7 +324,7 @@ func (l *Log) Threads() []Thread {
 			continue
 		}
 		empty = 0
-		ts = append(ts, Thread{
+		*out = append(*out, Thread{
 			Slot:         i,
 			Tid:          tid,
 			Alive:        atomic.LoadUint32((*uint32)(unsafe.Pointer(&l.mem[base+thAlive]))) != 0,
@@ -290,7 +340,6 @@ func (l *Log) Threads() []Thread {
 			HandlerSince: l.load(base + thSince),
 		})
 	}
-	return ts
 }
 
 // cString is the NUL-terminated string at the start of b (all of b when it has no NUL).

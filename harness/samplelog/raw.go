@@ -148,11 +148,12 @@ func (l *Log) CopyLive(grace time.Duration, dst *Raw) (Stats, error) {
 // drops them from r. Records must be decoded in the order the ring held them, all of them
 // through this log, and before anything the log reads later: a record rebuilds its shared
 // frames from its chain's earlier walks (see wf_samplelog.h).
-func (l *Log) DecodeRaw(r *Raw, n int, fn func(rec *Record) error) (Stats, error) {
-	var st Stats
-	maxDepth := l.load(offMaxDepth)
+func (l *Log) DecodeRaw(r *Raw, n int, fn func(rec *Record) error) (st Stats, err error) {
+	var maxDepth uint64
+	if err := l.guarded(func() error { maxDepth = l.load(offMaxDepth); return nil }); err != nil {
+		return st, err
+	}
 	n = min(n, r.Len())
-	var err error
 	for i := 0; i < n && err == nil; i++ {
 		rr := r.recs[r.head]
 		r.head++

@@ -109,7 +109,10 @@ func (l *Log) ReadFinal(fn func(r *Record) error) (Stats, error) {
 // the agent can reuse the space. When fn fails, reading stops after that record (it was
 // delivered, so it is consumed) and the error is returned.
 func (l *Log) read(final bool, grace time.Duration, fn func(r *Record) error) (Stats, error) {
-	maxDepth := l.load(offMaxDepth)
+	var maxDepth uint64
+	if err := l.guarded(func() error { maxDepth = l.load(offMaxDepth); return nil }); err != nil {
+		return Stats{}, err
+	}
 	return l.scan(final, grace, func(pos, n uint64, st *Stats) error {
 		rec := l.decode(pos, l.recordBytes(pos, n), maxDepth)
 		return l.deliver(rec, n, st, fn)
@@ -133,7 +136,15 @@ func (l *Log) deliver(rec *Record, n uint64, st *Stats, fn func(r *Record) error
 // believable length (its position and length), then publishes the new read_cursor so the
 // agent can reuse the space. When take fails, scanning stops after that record (it is
 // consumed) and the error is returned.
-func (l *Log) scan(final bool, grace time.Duration, take func(pos, n uint64, st *Stats) error) (Stats, error) {
+func (l *Log) scan(final bool, grace time.Duration, take func(pos, n uint64, st *Stats) error) (st Stats, err error) {
+	gerr := l.guarded(func() error { st, err = l.scanMapped(final, grace, take); return nil })
+	if gerr != nil {
+		return st, gerr
+	}
+	return st, err
+}
+
+func (l *Log) scanMapped(final bool, grace time.Duration, take func(pos, n uint64, st *Stats) error) (Stats, error) {
 	var st Stats
 	rc := l.load(offReadCursor)
 	wc := l.load(offWriteCursor)

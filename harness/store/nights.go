@@ -32,6 +32,9 @@ type Replay struct {
 	Findings   int    `json:"findings"`   // attempts that crashed or hung at all
 	Failed     bool   `json:"failed"`     // counts against the verdict
 	Note       string `json:"note,omitempty"`
+	// Unreadable: corpus entries of the bucket that could not be read (corpus.Damage), which
+	// fail the replay: a finding that cannot be replayed is not a pass.
+	Unreadable string `json:"unreadable,omitempty"`
 	// Builds: the attempts per JDK build when the bucket was replayed on several builds of
 	// one release; FixedIn: the newest of them, when it no longer reproduces there and an
 	// older one does.

@@ -37,8 +37,13 @@ static int wf_log_create(const char *path) {
     h.thread_table_offset = table;
     h.thread_table_slots = slots;
     h.thread_slot_size = sizeof(struct wf_log_thread);
-    if (ftruncate(fd, (off_t)(ring_off + ring_bytes)) || pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+    int rc = posix_fallocate(fd, 0, (off_t)(ring_off + ring_bytes));
+    if (rc || pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+        if (rc) errno = rc;
+        int saved = errno;
         close(fd);
+        unlink(path);
+        errno = saved;
         return -1;
     }
     return fd;
@@ -55,6 +60,16 @@ int wf_log_map(const char *path, char *err, size_t errlen) {
     if (fstat(fd, &st) || st.st_size < WF_LOG_HEADER_SIZE) {
         close(fd);
         snprintf(err, errlen, "sample log %s is too small", path);
+        return -1;
+    }
+    /* Every block reserved before the first store: a page the file system cannot supply when
+     * a handler first writes it (a full disk, a sparse file) is a SIGBUS in the JVM, which
+     * would pass for a walker's crash. The harness creates the file allocated; this makes sure
+     * (cheap when it is) and fails the start on a full disk instead. */
+    int rc = posix_fallocate(fd, 0, st.st_size);
+    if (rc && rc != EOPNOTSUPP && rc != EINVAL) {
+        close(fd);
+        snprintf(err, errlen, "cannot allocate the %lld-byte sample log %s: %s", (long long)st.st_size, path, strerror(rc));
         return -1;
     }
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
