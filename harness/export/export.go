@@ -26,6 +26,7 @@ type Finding struct {
 // Findings lists every finding with a reproducer, in ledger order.
 var Findings = []Finding{
 	{"b9081a3a04868b56", "crash", "guarantee(is_result_safe || is_in_asgct()) failed: unsafe access to zombie method in codeCache.cpp via AsyncGetCallTrace (JDK-8352649)"},
+	{"asgct-callsite-rule", "anomaly", "ASGCT's call-site rule at return addresses"},
 	{"asgct-nested-signal", "anomaly", "ASGCT re-entered from a nested signal handler: wrong traces instead of an error"},
 }
 
