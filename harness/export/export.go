@@ -27,6 +27,7 @@ type Finding struct {
 var Findings = []Finding{
 	{"b9081a3a04868b56", "crash", "guarantee(is_result_safe || is_in_asgct()) failed: unsafe access to zombie method in codeCache.cpp via AsyncGetCallTrace (JDK-8352649)"},
 	{"asgct-callsite-rule", "anomaly", "ASGCT's call-site rule at return addresses"},
+	{"asgct-deopt-caller-stop", "anomaly", "ASGCT stopping at lazily deoptimized callers (the deoptimization half of the ledger's anomaly)"},
 	{"asgct-vthread-gap", "anomaly", "ASGCT skipping a virtual thread's frozen frames (JDK 21+)"},
 	{"asgct-nested-signal", "anomaly", "ASGCT re-entered from a nested signal handler: wrong traces instead of an error"},
 }
