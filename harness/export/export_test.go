@@ -48,22 +48,23 @@ func TestWriteRefusesBadInput(t *testing.T) {
 }
 
 func TestWriteCopiesTheReproducer(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "empty")
-	require.NoError(t, os.MkdirAll(out, 0o755))
-	f := Findings[0]
-	require.NoError(t, Write(f.Name, out))
-	files, err := f.Files()
-	require.NoError(t, err)
-	for _, name := range files {
-		want, err := os.ReadFile(filepath.Join("..", "..", "reproducers", f.Name, name))
+	for _, f := range Findings {
+		out := filepath.Join(t.TempDir(), "empty")
+		require.NoError(t, os.MkdirAll(out, 0o755))
+		require.NoError(t, Write(f.Name, out))
+		files, err := f.Files()
 		require.NoError(t, err)
-		got, err := os.ReadFile(filepath.Join(out, name))
+		for _, name := range files {
+			want, err := os.ReadFile(filepath.Join("..", "..", "reproducers", f.Name, name))
+			require.NoError(t, err)
+			got, err := os.ReadFile(filepath.Join(out, name))
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(got), "%s/%s", f.Name, name)
+		}
+		st, err := os.Stat(filepath.Join(out, "run.sh"))
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(got), name)
+		require.NotZero(t, st.Mode()&0o100, "%s: run.sh is executable", f.Name)
 	}
-	st, err := os.Stat(filepath.Join(out, "run.sh"))
-	require.NoError(t, err)
-	require.NotZero(t, st.Mode()&0o100, "run.sh is executable")
 }
 
 // The crash bucket's reproducer, exported, builds and runs to a verdict on the JDK here:
