@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/export"
+)
+
+func exportCmd() *cobra.Command {
+	var out string
+	var list bool
+	c := &cobra.Command{
+		Use:   "export <bucket | anomaly> --out DIR",
+		Short: "Write a finding's standalone reproducer (Java program, JVMTI agent, run.sh JAVA_HOME) that needs no walkfuzz",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if list {
+				w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(w, "NAME\tKIND\tFINDING")
+				for _, f := range export.Findings {
+					fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Kind, f.Title)
+				}
+				return w.Flush()
+			}
+			if len(args) != 1 || out == "" {
+				return usageErr("give a finding and a folder: walkfuzz export <bucket | anomaly> --out DIR (walkfuzz export --list names them)")
+			}
+			if err := export.Write(args[0], out); err != nil {
+				return usageErr("%v", err)
+			}
+			fmt.Printf("wrote %s: run %s/run.sh JAVA_HOME (exit 1 when the finding shows, 0 when not)\n", out, out)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "folder to create for the reproducer (new or empty)")
+	c.Flags().BoolVar(&list, "list", false, "list the findings that have a reproducer")
+	return c
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Builds and runs the AsgctVirtualThreadGap reproducer without jtreg.
+#   run.sh JAVA_HOME [SECONDS=5]
+# Exit 1: the finding shows (more than 10% of walks through enterSpecial skip frames); 0: it does
+# not (or the JDK has no virtual threads);
+# 2: cannot build or run, or too few walks to judge; 3: the JVM failed otherwise.
+jdk=${1:-${JAVA_HOME:-}}
+secs=${2:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -z "$jdk" ] || [ ! -x "$jdk/bin/javac" ] || [ ! -f "$jdk/include/jvmti.h" ]; then
+    echo "run.sh: give a JDK home with bin/javac and include/jvmti.h: run.sh /path/to/jdk [seconds]" >&2
+    exit 2
+fi
+work=$(mktemp -d) || exit 2
+trap 'rm -rf "$work"' EXIT
+gcc -O2 -g -fPIC -shared -Wall -I"$jdk/include" -I"$jdk/include/linux" \
+    -o "$work/libAsgctVThread.so" "$here/libAsgctVThread.c" -ldl -lpthread || exit 2
+"$jdk/bin/javac" -d "$work" "$here/AsgctVirtualThreadGap.java" || exit 2
+"$jdk/bin/java" -agentpath:"$work/libAsgctVThread.so" -Djava.library.path="$work" \
+    -Djdk.virtualThreadScheduler.parallelism=2 \
+    -cp "$work" AsgctVirtualThreadGap "$secs"
+rc=$?
+case $rc in 0|1|2) exit $rc ;; *) echo "java exited $rc" >&2; exit 3 ;; esac
