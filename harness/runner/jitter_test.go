@@ -18,7 +18,7 @@ import (
 )
 
 // cpu mode with jitter delivers the signals it owes. Each period is drawn among fixed levels,
-// one one-shot perf event per level (walkers/core/driver.c). It used to change one event's
+// one one-shot perf event per level (walkers/core/engine_cpu.c). It used to change one event's
 // period per signal, and on this kernel that change lengthened every period by ~28 us:
 // delivered/requested on loops' threads was 0.74-0.77 at 100 us. Continuous cpu mode
 // (jitter 0) on recursion, whose walks take longer than an eighth of an interval, restarted

@@ -1,5 +1,5 @@
 // Package signalmode probes which of the agent's signal sources this machine allows, with
-// the same system calls the agent's driver (walkers/core/driver.c) makes, so a campaign can
+// the same system calls the agent's signal engines (walkers/core/engine_*.c) make, so a campaign can
 // leave out a refused mode instead of failing every episode that draws it.
 package signalmode
 
@@ -49,8 +49,8 @@ func perfTaskClock() error {
 }
 
 // CPUCountsKernelTime reports whether the cpu mode's events may count kernel time here (root,
-// CAP_PERFMON, or perf_event_paranoid <= 1), as the agent's driver first tries. If not, the
-// driver counts user time only, and a period that ends while a thread is in the kernel raises
+// CAP_PERFMON, or perf_event_paranoid <= 1), as the agent's cpu engine first tries. If not, the
+// engine counts user time only, and a period that ends while a thread is in the kernel raises
 // no signal: fidelity reads a few points low (results.json signals.cpu_user_only).
 func CPUCountsKernelTime() bool {
 	runtime.LockOSThread()
