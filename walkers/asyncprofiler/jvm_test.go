@@ -118,7 +118,7 @@ func rootRule(rootsFile string) func(Frame) bool {
 	}
 }
 
-func (c *tally) add(s *Sample, isRoot func(Frame) bool) {
+func (c *tally) add(s *Sample, depth int, isRoot func(Frame) bool) {
 	c.samples++
 	if c.first.IsZero() || s.Time.Before(c.first) {
 		c.first = s.Time
@@ -144,7 +144,7 @@ func (c *tally) add(s *Sample, isRoot func(Frame) bool) {
 			c.markerNames = map[string]int{}
 		}
 		c.markerNames[ms[len(ms)-1]]++
-	case s.Truncated:
+	case s.CutAt(depth):
 		c.truncated++
 	case isRoot(root):
 		c.complete++
@@ -174,7 +174,7 @@ func measure(t *testing.T, j testJDK, lib *Library, mode, workload string, d tim
 	_, roots := profiledRun(t, j, plan, dir, workload, d)
 	c := &tally{}
 	isRoot := rootRule(roots)
-	if err := ReadRecording(j.java(), plan.Recording, plan.Events, func(s *Sample) { c.add(s, isRoot) }); err != nil {
+	if err := ReadRecording(j.java(), plan.Recording, plan.Events, func(s *Sample) { c.add(s, plan.Depth, isRoot) }); err != nil {
 		t.Fatal(err)
 	}
 	return c, plan
@@ -220,8 +220,9 @@ func TestMatrix(t *testing.T) {
 				for _, w := range []string{"recursion", "lambdas"} {
 					t.Run(fmt.Sprintf("jdk%d/%s/%s/%s", j.Major, lib.Version, mode, w), func(t *testing.T) {
 						c, _ := measure(t, j, lib, mode, w, 4*time.Second)
-						t.Logf("| %d | %s | %s | %s | %.0f | %d | %.2f | %.1f | %v |", j.Major, lib.Version, mode, w, c.perS(),
-							c.java, 100*float64(c.markers)/float64(max(c.java, 1)), 100*float64(c.complete)/float64(max(c.java, 1)), c.markerNames)
+						t.Logf("| %d | %s | %s | %s | %.0f | %d | %.2f | %.1f | %.1f | %v |", j.Major, lib.Version, mode, w, c.perS(),
+							c.java, 100*float64(c.markers)/float64(max(c.java, 1)), 100*float64(c.complete)/float64(max(c.java, 1)),
+							100*float64(c.truncated)/float64(max(c.java, 1)), c.markerNames)
 						if c.samples == 0 {
 							t.Error("no samples")
 						}

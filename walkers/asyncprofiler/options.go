@@ -51,10 +51,15 @@ type Plan struct {
 	Recording string   `json:"recording"`
 	Events    []string `json:"events"` // JFR event types holding the samples
 	Signal    int      `json:"signal"` // the signal the profiler samples in
-	Library   string   `json:"library"`
-	Version   string   `json:"version"`
-	Notes     []string `json:"notes,omitempty"`
+	// Depth is the profiler's stack depth: a sample that long was cut there (Sample.CutAt).
+	Depth   int      `json:"depth"`
+	Library string   `json:"library"`
+	Version string   `json:"version"`
+	Notes   []string `json:"notes,omitempty"`
 }
+
+// DefaultDepth is async-profiler's jstackdepth when none is given.
+const DefaultDepth = 2048
 
 // RecordingName is the recording's file name in the run directory.
 const RecordingName = "async-profiler.jfr"
@@ -92,7 +97,9 @@ func Options(t Target) (Plan, error) {
 	if m.Name == "dwarf" && !VersionLess(t.Lib.Version, "4.4") && t.Lib.Version != "custom" {
 		p.Notes = append(p.Notes, "cstack=dwarf is an alias of vm since async-profiler 4.4")
 	}
+	p.Depth = DefaultDepth
 	if t.Depth > 0 {
+		p.Depth = t.Depth
 		opts = append(opts, fmt.Sprintf("jstackdepth=%d", t.Depth))
 	}
 	opts = append(opts, "file="+p.Recording)

@@ -34,7 +34,9 @@ type Sample struct {
 
 // Frame is one frame of a sample, innermost first.
 type Frame struct {
-	Class      string // internal form (java/lang/Thread); "" for native, kernel and marker frames
+	// Class is a Java frame's class in internal form (java/lang/Thread), a native frame's
+	// library (libjvm.so; async-profiler 4.x), "" for kernel and marker frames.
+	Class      string
 	Name       string
 	Descriptor string
 	Modifiers  int
@@ -48,14 +50,11 @@ const accStatic = 0x0008
 // Static reports whether the frame's method is static.
 func (f Frame) Static() bool { return f.Modifiers&accStatic != 0 }
 
+// javaTypes are the frame types of Java methods; any other frame is native, kernel or a marker.
+var javaTypes = map[string]bool{"Interpreted": true, "JIT compiled": true, "Inlined": true, "C1 compiled": true}
+
 // Java reports whether the frame is a Java method's.
-func (f Frame) Java() bool {
-	switch f.Type {
-	case "Interpreted", "JIT compiled", "Inlined", "C1 compiled":
-		return f.Class != ""
-	}
-	return false
-}
+func (f Frame) Java() bool { return javaTypes[f.Type] && f.Class != "" }
 
 // markers are the frames async-profiler and its derivatives put where a walk failed,
 // named after the failure: `[break_compiled]` in their text output, a classless frame in
@@ -72,7 +71,7 @@ var markers = map[string]bool{
 // Marker is the failure a marker frame names ("break_compiled"), or "" for a real frame.
 // Names of that form the table does not know yet (break_*, unknown_*) count too.
 func (f Frame) Marker() string {
-	if f.Class != "" || f.Type == "Kernel" {
+	if f.Class != "" || f.Type == "Kernel" || javaTypes[f.Type] {
 		return ""
 	}
 	name := strings.TrimSuffix(strings.TrimPrefix(f.Name, "["), "]")
@@ -102,6 +101,23 @@ func (s *Sample) Markers() []string {
 		}
 	}
 	return out
+}
+
+// CutAt reports whether the profiler cut the sample at its stack depth (jstackdepth): it
+// holds depth frames besides kernel ones. async-profiler 4.6 cuts there without setting
+// JFR's truncated flag (measured: 512-frame samples of the recursion workload at
+// jstackdepth=512, truncated false), so the depth is what tells.
+func (s *Sample) CutAt(depth int) bool {
+	if s.Truncated {
+		return true
+	}
+	n := 0
+	for _, f := range s.Frames {
+		if f.Type != "Kernel" {
+			n++
+		}
+	}
+	return depth > 0 && n >= depth
 }
 
 // RootJava is the sample's outermost Java frame: where a complete walk of a Java thread
@@ -223,6 +239,18 @@ func trim(s string) string {
 	return s
 }
 
+// internalName turns a binary class name into the internal form `jfr print` shows. A
+// hidden class keeps the dot of its address suffix (Main$$Lambda$1.0x00007f4310001640).
+func internalName(c string) string {
+	if strings.IndexByte(c, '.') < 0 {
+		return c
+	}
+	if i := strings.LastIndex(c, ".0x"); i > 0 {
+		return strings.ReplaceAll(c[:i], ".", "/") + c[i:]
+	}
+	return strings.ReplaceAll(c, ".", "/")
+}
+
 func method(f []string, methods map[int]Frame) error {
 	if len(f) != 6 {
 		return fmt.Errorf("want 6 fields")
@@ -294,6 +322,11 @@ func sample(f []string, methods map[int]Frame, types map[int]string) (*Sample, e
 			return nil, fmt.Errorf("frame %q: type %d not defined", tok, v[3])
 		}
 		fr.Bci, fr.Line, fr.Type = v[1], v[2], typ
+		if javaTypes[typ] {
+			// The JDK's reader names classes in binary form (java.lang.Thread); method
+			// tables and walkers/jfr use the internal form.
+			fr.Class = internalName(fr.Class)
+		}
 		for range count {
 			s.Frames = append(s.Frames, fr)
 		}
