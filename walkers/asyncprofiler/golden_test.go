@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/walkfuzz/walkfuzz/walkers/internal/jvmtest"
 	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
@@ -97,9 +97,9 @@ func TestGolden(t *testing.T) {
 // TestReadRecording: ReadJfr.java, run on the committed recording with an installed JDK,
 // prints the committed stream's samples.
 func TestReadRecording(t *testing.T) {
-	j := testJDKs(t)[0]
+	j := jvmtest.JDKs(t)[0]
 	var got []*Sample
-	require.NoError(t, ReadRecording(j.java(), "testdata/ap46-recursion.jfr", []string{"jdk.ExecutionSample"},
+	require.NoError(t, ReadRecording(j.Java(), "testdata/ap46-recursion.jfr", []string{"jdk.ExecutionSample"},
 		func(s *Sample) { got = append(got, s) }))
 	assert.Equal(t, readStream(t, "testdata/ap46-recursion.samples"), got)
 }
@@ -107,8 +107,8 @@ func TestReadRecording(t *testing.T) {
 // TestAgreesWithJfrPrint: the JDK's `jfr print --json`, read by walkers/jfr, sees the same
 // samples in the committed recording: thread, frames, methods, bci and frame types.
 func TestAgreesWithJfrPrint(t *testing.T) {
-	j := testJDKs(t)[0]
-	tool := filepath.Join(j.Home, "bin", "jfr")
+	j := jvmtest.JDKs(t)[0]
+	tool := j.Tool("jfr")
 	var printed []*jfr.Sample
 	_, err := jfr.Parse(tool, "testdata/ap46-recursion.jfr", func(s *jfr.Sample) { printed = append(printed, s) })
 	require.NoError(t, err)

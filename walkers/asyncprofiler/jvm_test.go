@@ -4,64 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/walkfuzz/walkfuzz/walkers/internal/jvmtest"
 )
-
-// testJDK is an installed JDK: the harness's discovery is out of reach (walkers import
-// nothing from the harness), so this looks where it does: $JAVA_HOME and /usr/lib/jvm.
-type testJDK struct {
-	Home  string
-	Major int
-}
-
-func (j testJDK) java() string { return filepath.Join(j.Home, "bin", "java") }
-
-var javaVersionRE = regexp.MustCompile(`(?m)^JAVA_VERSION="(\d+)`)
-
-func testJDKs(t *testing.T) []testJDK {
-	t.Helper()
-	homes, _ := filepath.Glob("/usr/lib/jvm/*")
-	if h := os.Getenv("JAVA_HOME"); h != "" {
-		homes = append([]string{h}, homes...)
-	}
-	seen := map[int]bool{}
-	var out []testJDK
-	for _, h := range homes {
-		b, err := os.ReadFile(filepath.Join(h, "release"))
-		m := javaVersionRE.FindSubmatch(b)
-		if err != nil || m == nil {
-			continue
-		}
-		major, _ := strconv.Atoi(string(m[1]))
-		if _, err := os.Stat(filepath.Join(h, "bin", "java")); err != nil || seen[major] {
-			continue
-		}
-		seen[major] = true
-		out = append(out, testJDK{h, major})
-	}
-	sort.Slice(out, func(i, k int) bool { return out[i].Major < out[k].Major })
-	if len(out) == 0 {
-		t.Skip("no JDK: set JAVA_HOME or run scripts/setup.sh")
-	}
-	return out
-}
-
-func testWorkloads(t *testing.T) (jar, jni string) {
-	t.Helper()
-	jar, _ = filepath.Abs("../../bin/workloads.jar")
-	if _, err := os.Stat(jar); err != nil {
-		t.Skip("no bin/workloads.jar: run make")
-	}
-	jni, _ = filepath.Abs("../../bin/libwfjni.so")
-	return jar, jni
-}
 
 func testLibrary(t *testing.T, release string) *Library {
 	t.Helper()
@@ -70,23 +18,6 @@ func testLibrary(t *testing.T, release string) *Library {
 		t.Skipf("no async-profiler %s: %s", release, FetchStep)
 	}
 	return l
-}
-
-// profiledRun runs a built-in workload under a plan, the way harness/runner starts one,
-// and returns the JVM's output and the workload's roots file.
-func profiledRun(t *testing.T, j testJDK, plan Plan, dir, workload string, d time.Duration) (string, string) {
-	t.Helper()
-	jar, jni := testWorkloads(t)
-	roots := filepath.Join(dir, "roots.txt")
-	cmd := exec.Command(j.java(), plan.Flag, "-XX:ErrorFile="+filepath.Join(dir, "hs_err_pid%p.log"),
-		"-XX:-CreateCoredumpOnCrash", "-Dwalkfuzz.roots="+roots, "-Dwalkfuzz.jni.lib="+jni,
-		"-cp", jar, "walkfuzz.workloads.Main", workload, "seed=0x5eed",
-		fmt.Sprintf("duration_ms=%d", d.Milliseconds()), "threads=2")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
-	}
-	return string(out), roots
 }
 
 // tally is a first judgement of a run's samples, enough to assert on: the harness
@@ -164,17 +95,17 @@ func (c *tally) String() string {
 		c.samples, c.perS(), c.java, pct(c.markers), c.markerNames, pct(c.complete), pct(c.truncated))
 }
 
-func measure(t *testing.T, j testJDK, lib *Library, mode, workload string, d time.Duration) (*tally, Plan) {
+func measure(t *testing.T, j jvmtest.JDK, lib *Library, mode, workload string, d time.Duration) (*tally, Plan) {
 	t.Helper()
 	dir := t.TempDir()
 	plan, err := Options(Target{Lib: lib, Mode: mode, Signals: "cpu", IntervalUs: 100, Dir: dir})
 	if err != nil {
 		t.Skip(err)
 	}
-	_, roots := profiledRun(t, j, plan, dir, workload, d)
+	roots := jvmtest.Run(t, j, []string{plan.Flag}, dir, workload, d)
 	c := &tally{}
 	isRoot := rootRule(roots)
-	if err := ReadRecording(j.java(), plan.Recording, plan.Events, func(s *Sample) { c.add(s, plan.Depth, isRoot) }); err != nil {
+	if err := ReadRecording(j.Java(), plan.Recording, plan.Events, func(s *Sample) { c.add(s, plan.Depth, isRoot) }); err != nil {
 		t.Fatal(err)
 	}
 	return c, plan
@@ -187,7 +118,7 @@ func TestProfiledRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}
-	j := testJDKs(t)[0]
+	j := jvmtest.JDKs(t)[0]
 	lib := testLibrary(t, "")
 	for _, mode := range []string{"vm", "agct"} {
 		t.Run(mode, func(t *testing.T) {
@@ -213,7 +144,7 @@ func TestMatrix(t *testing.T) {
 	if len(releases) == 0 {
 		releases = []string{""}
 	}
-	for _, j := range testJDKs(t) {
+	for _, j := range jvmtest.JDKs(t) {
 		for _, rel := range releases {
 			lib := testLibrary(t, rel)
 			for _, mode := range ModeNames() {
