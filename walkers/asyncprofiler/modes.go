@@ -68,7 +68,7 @@ func (l *Library) Supports(m Mode) error {
 	}
 	for _, n := range m.needs {
 		if !bytes.Contains(b, []byte(n.marker)) {
-			return fmt.Errorf("unsupported: %s %s has %s", l.Profiler, l.Version, n.why)
+			return fmt.Errorf("unsupported: %s %s: %s", l.Profiler, l.Version, n.why)
 		}
 	}
 	return nil

@@ -80,8 +80,8 @@ func TestOptions(t *testing.T) {
 			want: "start,event=wall,interval=100000,cstack=fp,file=DIR/async-profiler.jfr", signal: SIGVTALRM, event: "profiler.WallClockSample"},
 		{name: "dwarf cpu-timer", mode: "dwarf", signals: "cpu-timer", lits: newest, version: "4.6",
 			want: "start,event=ctimer,interval=100000,cstack=dwarf,file=DIR/async-profiler.jfr", signal: SIGPROF, event: "jdk.ExecutionSample"},
-		{name: "vmx on 3.0", mode: "vmx", signals: "cpu", lits: old, version: "3.0", errSub: "unsupported: async-profiler 3.0 has cstack=vmx is not in its option parser"},
-		{name: "vm without walkVM", mode: "vm", signals: "cpu", lits: []string{"dwarf"}, version: "2.9", errSub: "unsupported: async-profiler 2.9 has no VMStructs walker"},
+		{name: "vmx on 3.0", mode: "vmx", signals: "cpu", lits: old, version: "3.0", errSub: "unsupported: async-profiler 3.0: cstack=vmx is not in its option parser"},
+		{name: "vm without walkVM", mode: "vm", signals: "cpu", lits: []string{"dwarf"}, version: "2.9", errSub: "unsupported: async-profiler 2.9: no VMStructs walker"},
 		{name: "unknown mode", mode: "lbr", signals: "cpu", lits: newest, version: "4.6", errSub: `unsupported: async-profiler has no mode "lbr"`},
 		{name: "unknown signals", mode: "vm", signals: "perf", lits: newest, version: "4.6", errSub: `no engine for signal mode "perf"`},
 	} {

@@ -81,7 +81,7 @@ func Options(t Target) (asyncprofiler.Plan, error) {
 		return asyncprofiler.Plan{}, fmt.Errorf("unsupported: no ddprof library: %s", asyncprofiler.FetchStep)
 	}
 	if !t.Lib.Has("_ZN11StackWalker6walkVM") {
-		return asyncprofiler.Plan{}, fmt.Errorf("unsupported: ddprof %s has no VMStructs walker (StackWalker::walkVM)", t.Lib.Version)
+		return asyncprofiler.Plan{}, fmt.Errorf("unsupported: ddprof %s: no VMStructs walker (StackWalker::walkVM)", t.Lib.Version)
 	}
 	e, ok := engines[t.Signals]
 	if !ok {

@@ -59,7 +59,7 @@ func TestOptions(t *testing.T) {
 		assert.Equal(t, []string{c.event}, plan.Events)
 	}
 	_, err := Options(Target{Lib: &asyncprofiler.Library{Profiler: Profiler, Version: "0.1", Path: p + ".none"}, Mode: "vm", Signals: "cpu", IntervalUs: 100})
-	assert.ErrorContains(t, err, "unsupported: ddprof 0.1 has no VMStructs walker")
+	assert.ErrorContains(t, err, "unsupported: ddprof 0.1: no VMStructs walker")
 }
 
 // TestProfiledRun runs a real JVM 4 s under ddprof:vm at 100 µs on lambdas: the recording
