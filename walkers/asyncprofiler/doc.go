@@ -9,6 +9,7 @@
 //	lib, err := Find(CacheDir(), Profiler, LibraryName, n.Release, userLib)
 //	plan, err := Options(Target{Lib: lib, Mode: n.Mode, Signals: "cpu", IntervalUs: 100, Dir: runDir})
 //	// start the JVM with plan.Flag; the profiler samples in plan.Signal
+//	notes := plan.Check(jvmOutput) // the profiler's [ERROR]/[WARN] lines, a start it never reported
 //	err = ReadRecording(jdk+"/bin/java", plan.Recording, plan.Events, func(s *Sample) { ... })
 //
 // A Sample has its thread (OS and Java id, name), time, and frames innermost first (class,

@@ -164,3 +164,16 @@ func TestCachedLibraries(t *testing.T) {
 		}
 	}
 }
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	p := Plan{Library: "lib.so", Version: "4.6", Recording: filepath.Join(dir, RecordingName)}
+	assert.Equal(t, []string{
+		"profiler: [ERROR] agct feature is incompatible with cstack=vm",
+		`profiler: lib.so 4.6 never printed "Profiling started"`,
+		"profiler: no recording at " + p.Recording,
+	}, p.Check("[ERROR] agct feature is incompatible with cstack=vm\nwalkfuzz-throughput: 1 ops\n"))
+	require.NoError(t, os.WriteFile(p.Recording, []byte("x"), 0o644))
+	assert.Empty(t, p.Check("Profiling started\nwalkfuzz-check: ok\n"))
+	assert.Equal(t, []string{"profiler: [WARN] perf_events unavailable"}, p.Check("  [WARN] perf_events unavailable\nProfiling started\n"))
+}
