@@ -67,8 +67,9 @@ func repoBin() string {
 
 // Run runs a built-in workload with 2 threads for d under the given JVM flags, the way
 // harness/runner starts one, and returns its roots file (the workload's declared bottom
-// frames besides Thread.run overrides and main). The test skips without bin/workloads.jar.
-func Run(t testing.TB, j JDK, flags []string, dir, workload string, d time.Duration) (roots string) {
+// frames besides Thread.run overrides and main) and the JVM's output. The test skips
+// without bin/workloads.jar.
+func Run(t testing.TB, j JDK, flags []string, dir, workload string, d time.Duration) (roots, output string) {
 	t.Helper()
 	jar := filepath.Join(repoBin(), "workloads.jar")
 	if _, err := os.Stat(jar); err != nil {
@@ -84,5 +85,5 @@ func Run(t testing.TB, j JDK, flags []string, dir, workload string, d time.Durat
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}
-	return roots
+	return roots, string(out)
 }
