@@ -47,6 +47,27 @@ fetch() {
   echo "fetch-profilers: $prof $ver at $lib ($(stat -c %s "$lib") bytes)"
 }
 
+# fetch_jar DIR G:A:V: a plain jar into the cache (readers' dependencies).
+fetch_jar() {
+  local dir=$root/$1 gav=$2 jar
+  IFS=: read -r _ a v <<<"$gav"
+  jar=$dir/$a-$v.jar
+  if [[ -s $jar ]]; then
+    echo "fetch-profilers: $gav already at $jar"
+    return 0
+  fi
+  if ! command -v mvn >/dev/null; then
+    echo "fetch-profilers: $gav skipped: no mvn (apt-get install maven)"
+    return 0
+  fi
+  mkdir -p "$dir"
+  if ! mvn -q -B dependency:copy -Dartifact="$gav" -DoutputDirectory="$dir" >/dev/null 2>&1; then
+    echo "fetch-profilers: $gav refused: Maven could not resolve it"
+    return 0
+  fi
+  echo "fetch-profilers: $gav at $jar"
+}
+
 # async-profiler: 4.6 is the newest release Maven serves; 4.2 made cstack=vm the default on
 # HotSpot; 4.0 and 3.0 are the older releases for A/B (3.0 introduced cstack=vm).
 fetch async-profiler 4.6 tools.profiler:async-profiler:4.6 linux-x64/libasyncProfiler.so
@@ -55,3 +76,9 @@ fetch async-profiler 4.0 tools.profiler:async-profiler:4.0 linux-x64/libasyncPro
 fetch async-profiler 3.0 tools.profiler:async-profiler:3.0 linux-x64/libasyncProfiler.so
 # Datadog's java-profiler: 1.22.0 is the newest release Maven serves (its metadata's <release>).
 fetch ddprof 1.22.0 com.datadoghq:ddprof:1.22.0 META-INF/native-libs/linux-x64/libjavaProfiler.so
+# JDK Mission Control's JFR parser and what it needs: it reads ddprof's recordings, which the
+# JDK's own parser refuses (walkers/ddprof).
+fetch_jar jmc org.openjdk.jmc:flightrecorder:9.1.2
+fetch_jar jmc org.openjdk.jmc:common:9.1.2
+fetch_jar jmc org.owasp.encoder:encoder:1.2.3
+fetch_jar jmc at.yawk.lz4:lz4-java:1.10.2

@@ -134,16 +134,27 @@ func (s *Sample) RootJava() (Frame, bool) {
 // ReadRecording reads a recording's samples of the given event types with the JDK's own
 // JFR parser (java is that JDK's java; 17+) and hands each to fn.
 func ReadRecording(java, recording string, events []string, fn func(*Sample)) error {
-	dir, err := os.MkdirTemp("", "walkfuzz-readjfr")
+	return ReadWith(java, nil, "ReadJfr.java", readJfr, recording, events, fn)
+}
+
+// ReadWith runs a reader that prints the sample stream (ParseSamples), given as Java source,
+// with java in source-file mode and the classpath, on the recording: how walkers/ddprof reads
+// recordings the JDK's own parser refuses.
+func ReadWith(java string, classpath []string, srcName string, src []byte, recording string, events []string, fn func(*Sample)) error {
+	dir, err := os.MkdirTemp("", "walkfuzz-reader")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	src := filepath.Join(dir, "ReadJfr.java")
-	if err := os.WriteFile(src, readJfr, 0o644); err != nil {
+	path := filepath.Join(dir, srcName)
+	if err := os.WriteFile(path, src, 0o644); err != nil {
 		return err
 	}
-	cmd := exec.Command(java, "-XX:TieredStopAtLevel=1", "-Xshare:auto", src, recording, strings.Join(events, ","))
+	args := []string{"-XX:TieredStopAtLevel=1", "-Xshare:auto"}
+	if len(classpath) > 0 {
+		args = append(args, "-cp", strings.Join(classpath, ":"))
+	}
+	cmd := exec.Command(java, append(args, path, recording, strings.Join(events, ","))...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

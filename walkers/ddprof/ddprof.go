@@ -3,24 +3,27 @@
 // ddprof@RELEASE:vm. It finds the library (scripts/fetch-profilers.sh's cache or a user's
 // --profiler-lib), plans the agent options (the library has Agent_OnLoad, so it loads with
 // -agentpath like async-profiler; its options name the engine and its interval:
-// cpu=NS, wall=NS) and reads the samples back with walkers/asyncprofiler's reader.
+// cpu=NS, wall=NS) and reads the samples back into walkers/asyncprofiler's Sample.
 //
 //	n, ok, err := ParseName("ddprof:vm")
 //	lib, err := Find(n.Release, userLib)
 //	plan, err := Options(Target{Lib: lib, Mode: n.Mode, Signals: "cpu", IntervalUs: 100, Dir: runDir})
-//	err = ReadRecording(java, plan, fn) // an "unsupported: " error for 1.22.0, see below
+//	err = ReadRecording(java, plan, fn)
 //
 // ddprof 1.22.0 (the newest release Maven serves) writes recordings the JDK's own JFR
 // parser refuses ("Pool java.lang.String must contain at least one element", JDK 17 and
-// 25, with the agent started at load or through JavaProfiler and stopped cleanly), so its
-// samples cannot be read yet: ReadRecording says so, and `jfr summary` still counts them
-// (SampleCounts). Its cpu engine also sampled about 70 times a second at 100 µs where
-// async-profiler's took thousands (docs/profilers.md).
+// 25, with the agent started at load or through JavaProfiler and stopped cleanly), so
+// ReadRecording reads them with JDK Mission Control's parser (ReadJmc.java; its jars come
+// from Maven through scripts/fetch-profilers.sh); `jfr summary` counts them (SampleCounts).
+// Its cpu engine sampled about 70 times a second at 100 µs where async-profiler's took
+// thousands, and on JDK 25 it does not start (docs/profilers.md).
 package ddprof
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -97,17 +100,26 @@ func Options(t Target) (asyncprofiler.Plan, error) {
 	return p, nil
 }
 
-// refusedPool is what the JDK's JFR parser says of ddprof 1.22.0's recordings.
-const refusedPool = "must contain at least one element"
+// readJmc reads recordings with JDK Mission Control's parser, which accepts ddprof's.
+//
+//go:embed ReadJmc.java
+var readJmc []byte
 
-// ReadRecording reads the plan's samples with walkers/asyncprofiler's reader; a recording
-// the JDK's parser refuses is an "unsupported: " error naming the parser's complaint.
+// jmcJars are the reader's classpath in the cache (scripts/fetch-profilers.sh).
+var jmcJars = []string{"flightrecorder-9.1.2.jar", "common-9.1.2.jar", "encoder-1.2.3.jar", "lz4-java-1.10.2.jar"}
+
+// ReadRecording reads the plan's samples with JMC's JFR parser (ReadJmc.java); the JDK's
+// own refuses ddprof 1.22.0's recordings. JMC names no OS thread id: Sample.TID is -1.
 func ReadRecording(java string, p asyncprofiler.Plan, fn func(*asyncprofiler.Sample)) error {
-	err := asyncprofiler.ReadRecording(java, p.Recording, p.Events, fn)
-	if err != nil && strings.Contains(err.Error(), refusedPool) {
-		return fmt.Errorf("unsupported: the JDK's JFR parser refuses ddprof %s's recording: %v", p.Version, err)
+	var cp []string
+	for _, j := range jmcJars {
+		path := filepath.Join(asyncprofiler.CacheDir(), "jmc", j)
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("unsupported: reading ddprof's recordings needs JMC's parser (%s): %s", j, asyncprofiler.FetchStep)
+		}
+		cp = append(cp, path)
 	}
-	return err
+	return asyncprofiler.ReadWith(java, cp, "ReadJmc.java", readJmc, p.Recording, p.Events, fn)
 }
 
 var summaryLine = regexp.MustCompile(`(?m)^\s*(\S+)\s+(\d+)\s+\d+\s*$`)
