@@ -27,7 +27,7 @@ type Sample struct {
 	TID       int64     // OS thread id; -1 when the event names no thread
 	JavaTID   int64
 	Thread    string // Java name, else OS name
-	Truncated bool   // the profiler cut the stack at its depth
+	Truncated bool   // JFR's truncated flag as the profiler set it (see CutAt)
 	NoStack   bool   // the event has no stack trace
 	Frames    []Frame
 }
@@ -104,13 +104,12 @@ func (s *Sample) Markers() []string {
 }
 
 // CutAt reports whether the profiler cut the sample at its stack depth (jstackdepth): it
-// holds depth frames besides kernel ones. async-profiler 4.6 cuts there without setting
-// JFR's truncated flag (measured: 512-frame samples of the recursion workload at
-// jstackdepth=512, truncated false), so the depth is what tells.
+// holds depth frames besides kernel ones. The depth tells, not JFR's truncated flag, whose
+// meaning differs: async-profiler 4.6 cuts at its depth without setting it (512-frame
+// samples of the recursion workload at jstackdepth=512, truncated false), and ddprof 1.22.0
+// sets it on short start-up stacks that end at a VM entry (Main.<clinit>,
+// LauncherHelper.checkAndLoadMain), which harness/classify counts as complete.
 func (s *Sample) CutAt(depth int) bool {
-	if s.Truncated {
-		return true
-	}
 	n := 0
 	for _, f := range s.Frames {
 		if f.Type != "Kernel" {
