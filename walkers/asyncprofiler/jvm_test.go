@@ -15,7 +15,7 @@ func testLibrary(t *testing.T, release string) *Library {
 	t.Helper()
 	l, err := Find(CacheDir(), Profiler, LibraryName, release, "")
 	if err != nil {
-		t.Skipf("no async-profiler %s: %s", release, FetchStep)
+		t.Skip(err)
 	}
 	return l
 }
