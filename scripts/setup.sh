@@ -158,6 +158,9 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 want() { for p in "$@"; do have_pkg "$p" || need+=("$p"); done; }
 
 want openjdk-17-jdk-headless gcc make libc6-dev
+# Maven fetches the shipping profilers and the Maven Central applications; pip the JDK runtimes.
+want maven
+python3 -m pip --version >/dev/null 2>&1 || want python3-pip
 # The dashboard's browser test renders the report in Debian's headless Chromium.
 want chromium
 # The real-application workloads (h2, xalan, lucene, ...) come from Debian's Java packages.
@@ -184,3 +187,4 @@ if ! command -v go >/dev/null; then
 fi
 echo "setup: go $(go env GOVERSION), $(javac -version 2>&1), $(gcc --version | head -1)"
 default_runtimes
+scripts/fetch-profilers.sh  # async-profiler and Datadog releases into $WALKFUZZ_CACHE/profilers (docs/profilers.md)
