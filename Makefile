@@ -47,7 +47,7 @@ bin/libfpwalk.so: walkers/plugins/fpwalk/fpwalk.c walkers/include/wf_walker.h
 	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -o $@ $<
 
 # One plugin per defect, all from one source: ASGCT plus the defect named by WF_DEFECT.
-bin/libwfdefect-%.so: walkers/plugins/defects/defects.c walkers/include/wf_walker.h
+bin/libwfdefect-%.so: walkers/plugins/defects/defects.c walkers/include/wf_walker.h walkers/include/wf_asgct_codes.h
 	@mkdir -p bin
 	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -DWF_DEFECT='"$*"' -o $@ $< -ldl -lpthread
 
@@ -112,7 +112,7 @@ report-screenshot: build
 # Rebuilds the eBPF walker's object and Go bindings with clang (they are committed).
 generate:
 	WALKFUZZ_SETUP_CLANG=1 scripts/setup.sh
-	go generate ./walkers/ebpf ./harness/walker
+	go generate ./walkers/ebpf ./harness/walker ./harness/classify
 
 bench: setup build
 	bin/walkfuzz bench --out results/bench.json
