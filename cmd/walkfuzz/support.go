@@ -59,8 +59,8 @@ func probeSupport(specs, names []string, resolve func(string) (jdk.JDK, error)) 
 }
 
 // applySupport fills spec.Unsupported from the probes and, when --walkers was not given,
-// spec.Walkers: every walker some JDK of the campaign runs, each alone, plus the asgct+vmstructs
-// differential pair. It says on w what it left out.
+// spec.Walkers: every walker some JDK of the campaign runs, each alone, plus each one's
+// differential partner (asgct+vmstructs). It says on w what it left out.
 func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 	resolve := campaign.Resolver(jdk.Discover())
 	names := candidateWalkers()
@@ -93,8 +93,10 @@ func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 				left = append(left, n)
 			}
 		}
-		if runsSomewhere(walker.ASGCT) && runsSomewhere(walker.VMStructs) {
-			spec.Walkers = append(spec.Walkers, []string{walker.ASGCT, walker.VMStructs})
+		for _, n := range names { // and each walker's differential partner (the registry's)
+			if p := walker.Partner(n); p != "" && runsSomewhere(n) && runsSomewhere(p) {
+				spec.Walkers = append(spec.Walkers, []string{n, p})
+			}
 		}
 		if len(spec.Walkers) == 0 {
 			return usageErr("no walker runs on the campaign's JDKs: see walkfuzz walkers, or pass --walkers")

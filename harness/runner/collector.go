@@ -1,27 +1,22 @@
 package runner
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/walkfuzz/walkfuzz/harness/checks"
 	"github.com/walkfuzz/walkfuzz/harness/classify"
-	"github.com/walkfuzz/walkfuzz/harness/corpus"
-	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
-	"github.com/walkfuzz/walkfuzz/harness/knownstack"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
-	"github.com/walkfuzz/walkfuzz/harness/oracle"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
-	"github.com/walkfuzz/walkfuzz/harness/walkclass"
-	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // classifyLag: a walk is classified only once it is this old, so the method-table lines
@@ -52,19 +47,12 @@ type collector struct {
 	dir     string
 	ep      *episode.Episode
 	table   *methods.Table
-	cls     *classify.Classifier
+	checks  []checks.Check // nil until start: the run's checks, the tail last
 	pending []*samplelog.Record
 	stats   samplelog.Stats
 	first   time.Time
-	ks      *knownstack.Checker
-	ksLoad  *knownstack.Loader
-	diff    *differential.Comparer
-	oracle  *oracle.Checker
-	doctor  func(knownstack.Stacks)
-	codes   map[string]classify.CodeNamer
-	tail    [tailLen]*samplelog.Record // the last walks classified, oldest overwritten
-	ntail   int
-	names   []string       // walker names as the agent spells them
+	doctor  checks.Doctor
+	names   []string       // walker names by record index, as the episode gives them
 	reqs    *jvmtiRequests // the JFR variant's pending requests, or nil
 	drain   *drainer       // empties the ring while classification runs, or nil
 	work    *classifier    // classifies drained walks while the JVM runs, or nil
@@ -230,9 +218,6 @@ func (d *drainer) halt() {
 	<-d.done
 }
 
-// tailLen walks are kept for last_walks.txt when the run ends in a crash or hang.
-const tailLen = 32
-
 func newCollector(dir string, e *episode.Episode) *collector {
 	t, _ := methods.Load(filepath.Join(dir, MethodTable))
 	if t == nil {
@@ -247,9 +232,9 @@ func monoNow() uint64 {
 	return uint64(ts.Sec)*1e9 + uint64(ts.Nsec)
 }
 
-// start builds the classifier once the roots file exists (or waiting is over).
+// start builds the checks once the roots file exists (or waiting is over).
 func (c *collector) start(log *samplelog.Log, final bool) bool {
-	if c.cls != nil {
+	if c.checks != nil {
 		return true
 	}
 	rootsPath := filepath.Join(c.dir, RootsFile)
@@ -258,18 +243,33 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 		return false
 	}
 	roots, _ := classify.LoadRoots(rootsPath)
-	c.codes, _ = classify.LoadCodeNames(filepath.Join(c.dir, CodesFile))
+	agentCodes, _ := classify.LoadCodeNames(filepath.Join(c.dir, CodesFile))
 	h := log.Header()
-	c.names = h.WalkerNames
-	c.cls = classify.New(classify.Config{Walkers: h.WalkerNames, CodeNames: c.codes, Methods: c.table,
-		MaxDepth: int(h.MaxDepth), Roots: roots})
-	c.ks = knownstack.NewChecker(nil, c.table, h.WalkerNames, int(h.MaxDepth))
-	c.ksLoad = knownstack.NewLoader(filepath.Join(c.dir, KnownStacks))
-	c.diff = differential.New(inHandler(h.WalkerNames), c.table)
-	c.oracle = oracle.New(h.WalkerNames, c.table, int(h.MaxDepth), func(id uint64) bool {
-		return roots.IsRootIn(c.table.Get(id), c.table)
-	})
+	c.names = walkerNames(h.WalkerNames, c.ep.Walkers)
+	codes := map[string]classify.CodeNamer{}
+	for i, n := range h.WalkerNames {
+		if namer := agentCodes[n]; namer != nil {
+			codes[c.names[i]] = namer
+		}
+	}
+	c.checks = append(checks.New(checks.Config{Walkers: c.names, Listed: c.ep.Walkers, CodeNames: codes,
+		Methods: c.table, MaxDepth: int(h.MaxDepth), Roots: roots,
+		KnownStacks: filepath.Join(c.dir, KnownStacks), Doctor: c.doctor}),
+		finding.NewTail(c.names, c.table))
 	return true
+}
+
+// walkerNames maps the log header's walker names (the agent's, cut to 32 bytes) to the
+// names the episode gave, by index: the walkers the agent adds after the episode's (the
+// reference) keep the agent's name. Every check and result uses these names.
+func walkerNames(header, listed []string) []string {
+	out := slices.Clone(header)
+	for i := range out {
+		if i < len(listed) && out[i] != "" {
+			out[i] = listed[i]
+		}
+	}
+	return out
 }
 
 // read takes what the log holds and classifies walks old enough. While the JVM runs
@@ -333,15 +333,9 @@ func (c *collector) classify(log *samplelog.Log, final bool) {
 		return
 	}
 	c.table.Refresh()
-	if st, err := c.ksLoad.Refresh(); err == nil && len(st) > 0 {
-		if c.doctor != nil {
-			c.doctor(st)
-		}
-		if c.ks.Stacks == nil {
-			c.ks.Stacks = knownstack.Stacks{}
-		}
-		for id, rec := range st {
-			c.ks.Stacks[id] = rec
+	for _, ch := range c.checks {
+		if r, ok := ch.(checks.Refresher); ok {
+			r.Refresh()
 		}
 	}
 	cut := monoNow() - uint64(classifyLag)
@@ -393,68 +387,22 @@ func (c *collector) consumePending(final bool, cut uint64) {
 	c.pending = c.pending[:n]
 }
 
-// consume passes one walk to every check.
+// consume passes one walk to every check. The collector's reference to r's frames
+// (recycled, samplelog.Log.RecycleFrames) passes to the tail, the last check; the others
+// take their own if they keep r.
 func (c *collector) consume(r *samplelog.Record) {
-	c.cls.Add(r)
-	// The collector's reference to r's frames (recycled, samplelog.Log.RecycleFrames) passes to
-	// the tail, which gives back the one it drops; the checks above took their own if they keep r.
-	c.tail[c.ntail%tailLen].Release()
-	c.tail[c.ntail%tailLen] = r
-	c.ntail++
-	c.ks.Add(r, c.errName)
-	c.diff.Add(r)
-	c.oracle.Add(r)
+	for _, ch := range c.checks {
+		ch.Add(r)
+	}
 }
 
 // resolveRequests replaces the JFR variant's placeholders with the traces the recording
 // delivered (after the JVM has exited and the log is read to its end).
 func (c *collector) resolveRequests(jfrTool string) string {
-	if c.reqs == nil || c.cls == nil {
+	if c.reqs == nil || c.checks == nil {
 		return ""
 	}
 	return c.reqs.resolve(jfrTool, c.table, c.consume)
-}
-
-func renamed(n string, rename map[string]string) string {
-	if r, ok := rename[n]; ok {
-		return r
-	}
-	return n
-}
-
-func renameKeys(m map[string]map[string]uint64, rename map[string]string) map[string]map[string]uint64 {
-	out := make(map[string]map[string]uint64, len(m))
-	for k, v := range m {
-		out[renamed(k, rename)] = v
-	}
-	return out
-}
-
-// inHandler keeps the names of walkers that walk inside the signal handler; deferred ones
-// (their traces arrive later, at a safepoint) and the reference oracle are blanked, so the
-// differential comparison pairs only walks of the same instant.
-func inHandler(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		if walker.PlacementOf(n) != walker.Deferred {
-			out[i] = n
-		}
-	}
-	return out
-}
-
-// errName names a walker's error code the way classify does: error:<name>.
-func (c *collector) errName(walkerName string, code int32) string {
-	namer := c.codes[walkerName]
-	if namer == nil && walkerName == walker.ASGCT {
-		namer = classify.ASGCTCodeName
-	}
-	if namer != nil {
-		if n := namer(code); n != "" {
-			return walkclass.Error(n)
-		}
-	}
-	return walkclass.Error(fmt.Sprintf("code%d", code))
 }
 
 func (c *collector) finish(res *results.Results, log *samplelog.Log) {
@@ -464,119 +412,8 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 	res.Log.Unbased = c.stats.Unbased
 	res.Log.Bytes = c.stats.Bytes
 	res.Log.SharedFrames = c.stats.SharedFrames
-	res.Classes = map[string]map[string]uint64{}
-	res.LatencyNs = map[string]results.Latency{}
-	res.OverheadNs = map[string]results.Latency{}
-	if c.cls == nil {
-		c.start(log, true)
+	c.start(log, true)
+	for _, ch := range c.checks {
+		noteUnwritten(res, ch.Finish(res, c.dir))
 	}
-	// The agent names walkers in a 32-byte field; results use the names the episode gave.
-	rename := map[string]string{}
-	for i, n := range log.Header().WalkerNames {
-		if i < len(c.ep.Walkers) && n != "" {
-			rename[n] = c.ep.Walkers[i]
-		}
-	}
-	for hname, s := range c.cls.Summaries() {
-		name := hname
-		if r, ok := rename[hname]; ok {
-			name = r
-		}
-		res.Classes[name] = s.Classes
-		if s.Injected > 0 {
-			if res.InjectedFaults == nil {
-				res.InjectedFaults = map[string]uint64{}
-			}
-			res.InjectedFaults[name] = s.Injected
-		}
-		if len(s.Perturbed) > 0 {
-			if res.Perturbed == nil {
-				res.Perturbed = map[string]map[string]uint64{}
-			}
-			res.Perturbed[name] = s.Perturbed
-		}
-		if s.Remote != nil {
-			if res.Remote == nil {
-				res.Remote = map[string]results.Remote{}
-			}
-			lat := func(q classify.Quantiles) results.Latency { return results.Latency{P50: q.P50, P99: q.P99, Max: q.Max} }
-			res.Remote[name] = results.Remote{Walks: s.Remote.Walks, Classes: s.Remote.Classes, LatencyNs: lat(s.Remote.LatencyNs),
-				LocalLatencyNs: lat(s.Remote.LocalLatencyNs), OverheadNs: lat(s.Remote.OverheadNs)}
-		}
-		if len(s.TopKinds) > 0 {
-			if res.TopKinds == nil {
-				res.TopKinds = map[string]map[string]map[string]uint64{}
-			}
-			res.TopKinds[name] = s.TopKinds
-		}
-		res.LatencyNs[name] = results.Latency{P50: s.LatencyNs.P50, P99: s.LatencyNs.P99, Max: s.LatencyNs.Max}
-		res.OverheadNs[name] = results.Latency{P50: s.OverheadNs.P50, P99: s.OverheadNs.P99, Max: s.OverheadNs.Max}
-		if s.UnresolvedIDs > 0 {
-			if res.Unresolved == nil {
-				res.Unresolved = map[string]uint64{}
-			}
-			res.Unresolved[name] = s.UnresolvedIDs
-		}
-	}
-	for _, w := range inProcess(res.Walkers) {
-		if _, ok := res.Classes[w]; !ok {
-			res.Classes[w] = map[string]uint64{walkclass.OK: 0}
-		}
-	}
-	noteUnwritten(res, c.cls.WriteExamples(filepath.Join(c.dir, Examples)))
-	if res.Finding() {
-		noteUnwritten(res, c.writeTail(res))
-	}
-	if c.oracle != nil && len(c.oracle.Counts) > 0 {
-		res.Reference = renameKeys(c.oracle.Counts, rename)
-		noteUnwritten(res, c.oracle.WriteExamples(filepath.Join(c.dir, ReferenceExamples)))
-	}
-	if len(c.diff.Counts) > 0 {
-		res.Differential = map[string]map[string]uint64{}
-		for pair, m := range c.diff.Counts {
-			a, b, _ := strings.Cut(pair, "~")
-			res.Differential[renamed(a, rename)+"~"+renamed(b, rename)] = m
-		}
-		noteUnwritten(res, c.diff.WriteExamples(filepath.Join(c.dir, DiffExamples)))
-	}
-	if len(c.ks.Counts) > 0 {
-		res.KnownStack = renameKeys(c.ks.Counts, rename)
-		for w, m := range res.KnownStack {
-			if total := res.Classes[w]; total != nil {
-				var all uint64
-				for _, n := range total {
-					all += n
-				}
-				if all > 0 {
-					// Coverage in parts per million: the share of this walker's walks that landed in a region.
-					m["coverage_ppm"] = m["tagged"] * 1_000_000 / all
-				}
-			}
-		}
-		noteUnwritten(res, c.ks.WriteExamples(filepath.Join(c.dir, KnownStackExamples)))
-	}
-}
-
-// writeTail renders the last walks read before the JVM died or stalled: what the walkers
-// were doing when it happened (the sample log survives the crash).
-func (c *collector) writeTail(res *results.Results) error {
-	var b strings.Builder
-	names := res.Walkers
-	fmt.Fprintf(&b, "last %d walks before the %s (oldest first)\n", min(c.ntail, tailLen), res.Outcome)
-	for i := max(0, c.ntail-tailLen); i < c.ntail; i++ {
-		r := c.tail[i%tailLen]
-		w := fmt.Sprintf("walker%d", r.Walker)
-		if int(r.Walker) < len(names) {
-			w = names[r.Walker]
-		}
-		fmt.Fprintf(&b, "\ntid %d sample %d %s result %d walk %d ns flags %#x\n", r.Tid, r.Sample, w, r.Result, r.WalkNs, r.Flags)
-		for k := range r.Frames {
-			if k == 8 {
-				fmt.Fprintf(&b, "  ... %d more frames\n", len(r.Frames)-8)
-				break
-			}
-			fmt.Fprintf(&b, "  %s\n", classify.RenderFrame(&r.Frames[k], c.table))
-		}
-	}
-	return os.WriteFile(filepath.Join(c.dir, corpus.TailFile), []byte(b.String()), 0o644)
 }

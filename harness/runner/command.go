@@ -15,21 +15,15 @@ import (
 
 // Files in a run directory.
 const (
-	SampleLog          = "samples.bin"
-	MethodTable        = "methods.tsv"
-	AgentConf          = "agent.conf"
-	RootsFile          = "roots.txt"
-	Stdout             = "stdout.txt"
-	Stderr             = "stderr.txt"
-	ThreadDump         = "threaddump.txt"
-	TaskSnap           = "tasks.txt"
-	EpisodeFile        = "episode.json"
-	Examples           = "examples.json"
-	CodesFile          = "codes.tsv"
-	KnownStacks        = "known_stacks.tsv"
-	KnownStackExamples = "known_stack_examples.json"
-	DiffExamples       = "differential_examples.json"
-	ReferenceExamples  = "reference_examples.json"
+	SampleLog   = "samples.bin"
+	MethodTable = "methods.tsv"
+	AgentConf   = "agent.conf"
+	RootsFile   = "roots.txt"
+	Stdout      = "stdout.txt"
+	Stderr      = "stderr.txt"
+	EpisodeFile = "episode.json"
+	CodesFile   = "codes.tsv"
+	KnownStacks = "known_stacks.tsv"
 )
 
 // agentConfig renders the agent's key=value configuration for an episode.

@@ -15,15 +15,12 @@ import (
 
 	psprocess "github.com/shirou/gopsutil/v4/process"
 
-	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
-	"github.com/walkfuzz/walkfuzz/harness/hang"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 	"github.com/walkfuzz/walkfuzz/harness/signalmode"
 )
-
-func taskSnapshot(pid int) (string, error) { return hang.TakeSnapshot(pid) }
 
 // decideOutcome: hang (we stopped it), crash (hs_err or death by signal), jvm-error
 // (non-zero exit), harness-error (the agent refused its configuration), else ok.
@@ -40,27 +37,19 @@ func decideOutcome(res *results.Results, dir string, p *process, h samplelog.Hea
 	if sig != 0 {
 		res.ExitSignal = sig.String()
 	}
-	logs := crash.FindLogs(dir)
-	switch {
+	switch crashed := finding.Crash(dir); {
 	case hangReason != "":
 		res.Outcome = results.Hang
 		res.Reason = hangReason
-		dump, _ := os.ReadFile(filepath.Join(dir, ThreadDump))
-		snap, _ := os.ReadFile(filepath.Join(dir, TaskSnap))
-		r := hang.Parse(dump, snap)
-		res.Hang = &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: ThreadDump}
-	case len(logs) > 0:
+		res.Hang = finding.Hang(dir)
+	case crashed != nil:
 		res.Outcome = results.Crash
-		data, _ := os.ReadFile(logs[0])
-		r := crash.Parse(data)
-		rel, _ := filepath.Rel(dir, logs[0])
-		res.Crash = &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: rel, Corrupted: r.Corrupted}
+		res.Crash = crashed
 		res.Reason = "hs_err log written"
 	case sig != 0 && sig.String() != "killed":
 		res.Outcome = results.Crash
-		title := "killed by " + sig.String() + " without an hs_err log"
-		res.Crash = &results.Finding{Title: title, Bucket: crash.BucketOf(title)}
-		res.Reason = title
+		res.Crash = finding.Killed(sig.String())
+		res.Reason = res.Crash.Title
 	case h.AgentState == samplelog.StateFailed || h.AgentState == samplelog.StateCreated:
 		res.Outcome = results.HarnessError
 		res.Reason = agentFailure(dir, h)
@@ -163,7 +152,6 @@ func readWorkloadOutput(res *results.Results, dir string) {
 }
 
 // crashing: the JVM has begun an hs_err log in the run directory (-XX:ErrorFile).
-func crashing(dir string) bool { return len(crash.FindLogs(dir)) > 0 }
 
 // handlerLoad is what the thread table says about the handlers at one moment.
 type handlerLoad struct {

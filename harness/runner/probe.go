@@ -17,17 +17,15 @@ import (
 )
 
 // ProbeWalker says whether a walker can run on this machine and JDK; the error is the
-// one-line reason ("unsupported: ..."). In-process walkers are probed for real: the agent
-// initializes them in a JVM that only prints its version.
+// one-line reason ("unsupported: ..."). What the registry knows refuses first; in-process
+// walkers are then probed for real: the agent initializes them in a JVM that only prints its
+// version.
 func ProbeWalker(j jdk.JDK, name string) error {
-	if err := zeroUnsupported(j, []string{name}); err != nil {
+	if err := walker.UnsupportedErr(name, JDKFacts(j)); err != nil {
 		return err
 	}
 	if handled, err := outproc.Probe(name, j); handled { // out-of-process: the session knows
 		return err
-	}
-	if name == walker.ASGCT && !j.HasASGCT {
-		return fmt.Errorf("unsupported: JDK %s does not export AsyncGetCallTrace", j.Version)
 	}
 	art, err := artifacts.Locate()
 	if err != nil {
@@ -60,8 +58,8 @@ func ProbeWalker(j jdk.JDK, name string) error {
 }
 
 // zeroRefuses: JVM flags the Zero VM cannot run, and why (measured with Debian's
-// openjdk-17-jre-zero: docs/jdk-builds.md); the walkers it refuses say so in the walker
-// registry (walker.ZeroVMRefuses). It accepts the episodes' other flags.
+// openjdk-17-jre-zero: docs/jdk-builds.md); the walkers a JDK refuses say so in the walker
+// registry (walker.Unsupported). It accepts the episodes' other flags.
 var zeroRefuses = map[string]string{
 	"-XX:+UseZGC": "has no ZGC (-XX:+UseZGC)",
 }
@@ -74,21 +72,34 @@ func RefusedFlags(j jdk.JDK) []string {
 	return slices.Sorted(maps.Keys(zeroRefuses))
 }
 
-// zeroUnsupported names the first walker or JVM flag the Zero VM refuses.
-func zeroUnsupported(j jdk.JDK, walkersAndFlags ...[]string) error {
-	if !j.Zero() {
-		return nil
+// unsupported names the first walker or JVM flag j refuses.
+func unsupported(j jdk.JDK, walkers, flags []string) error {
+	facts := JDKFacts(j)
+	for _, w := range walkers {
+		if err := walker.UnsupportedErr(w, facts); err != nil {
+			return err
+		}
 	}
-	for _, list := range walkersAndFlags {
-		for _, w := range list {
-			why, ok := zeroRefuses[w]
-			if !ok {
-				why, ok = walker.ZeroVMRefuses(w)
-			}
-			if ok {
-				return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) %s", j.Version, j.Path, why)
-			}
+	for _, f := range flags {
+		if why, ok := zeroRefuses[f]; ok && j.Zero() {
+			return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) %s", j.Version, j.Path, why)
 		}
 	}
 	return nil
+}
+
+// JDKFacts is what the walker registry judges a JDK by. Modules come from the image's
+// release file; a JDK without one is taken as complete.
+func JDKFacts(j jdk.JDK) walker.JDK {
+	f := walker.JDK{Version: j.Version, Path: j.Path, Major: j.Major, Zero: j.Zero(), ASGCT: j.HasASGCT, StackAPI: j.StackAPI != ""}
+	release, err := os.ReadFile(filepath.Join(j.Path, "release"))
+	if err != nil {
+		return f
+	}
+	for _, l := range strings.Split(string(release), "\n") {
+		if v, ok := strings.CutPrefix(l, "MODULES="); ok {
+			f.Modules = strings.Fields(strings.Trim(v, `"`))
+		}
+	}
+	return f
 }

@@ -13,16 +13,16 @@ import (
 
 // On Zero, JFR, vmstructs and ZGC are refused up front with a reason; the rest are probed.
 func TestZeroUnsupported(t *testing.T) {
-	zero := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1-zero", VM: "zero"}
-	server := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1", VM: "server"}
-	assert.ErrorContains(t, zeroUnsupported(zero, []string{JFR}), "unsupported: the Zero VM (JDK 17.0.21.1 at /x/17.0.21.1-zero) is built without JFR")
-	assert.ErrorContains(t, zeroUnsupported(zero, []string{"asgct", "vmstructs"}), "unsupported: the Zero VM")
+	zero := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1-zero", VM: "zero", HasASGCT: true}
+	server := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1", VM: "server", HasASGCT: true}
+	assert.ErrorContains(t, unsupported(zero, []string{JFR}, nil), "unsupported: the Zero VM (JDK 17.0.21.1 at /x/17.0.21.1-zero) is built without JFR")
+	assert.ErrorContains(t, unsupported(zero, []string{"asgct", "vmstructs"}, nil), "unsupported: the Zero VM")
 	for _, w := range []string{"asgct", "jvmti-emulated", EBPF, "plugin:/lib.so"} {
-		assert.NoError(t, zeroUnsupported(zero, []string{w}), w)
+		assert.NoError(t, unsupported(zero, []string{w}, nil), w)
 	}
-	assert.ErrorContains(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-Xmx512m", "-XX:+UseZGC"}), "has no ZGC")
-	assert.NoError(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-XX:+UseSerialGC", "-XX:+PreserveFramePointer"}))
-	assert.NoError(t, zeroUnsupported(server, []string{JFR, "vmstructs"}, []string{"-XX:+UseZGC"}))
+	assert.ErrorContains(t, unsupported(zero, []string{"asgct"}, []string{"-Xmx512m", "-XX:+UseZGC"}), "has no ZGC")
+	assert.NoError(t, unsupported(zero, []string{"asgct"}, []string{"-XX:+UseSerialGC", "-XX:+PreserveFramePointer"}))
+	assert.NoError(t, unsupported(server, []string{JFR, "vmstructs"}, []string{"-XX:+UseZGC"}))
 }
 
 // On a real Zero VM (scripts/setup.sh --jdk-builds): ASGCT walks it, with known stacks

@@ -10,18 +10,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/checks"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
-	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Options tune the harness, not the episode.
@@ -35,7 +34,7 @@ type Options struct {
 	DacapoJar, RenaissanceJar string
 	// DoctorStacks, when set, rewrites the recorded known stacks before walks are compared
 	// with them: tests use it to prove the oracle reports a wrong stack.
-	DoctorStacks func(knownstack.Stacks)
+	DoctorStacks checks.Doctor
 }
 
 // Run executes the episode on the JDK and returns its results. An error is returned only
@@ -49,14 +48,8 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err != nil {
 		return nil, usage("%v", err)
 	}
-	if !j.HasASGCT && slices.Contains(e.Walkers, walker.ASGCT) {
-		return nil, usage("JDK %s at %s does not export AsyncGetCallTrace: pick another with --jdk", j.Version, j.Path)
-	}
-	if err := zeroUnsupported(j, e.Walkers, e.JVMFlags); err != nil {
-		return nil, usage("%v", err)
-	}
-	if j.StackAPI == "" && slices.Contains(e.Walkers, walker.JVMTI) {
-		return nil, usage("unsupported: JDK %s at %s lacks the proposed JVMTI stack-trace API (OpenJDK PR 29067): use --walker jvmti-emulated, or a JDK that `walkfuzz jdks` lists with one", j.Version, j.Path)
+	if err := unsupported(j, e.Walkers, e.JVMFlags); err != nil {
+		return nil, usage("%v: pick another JDK with --jdk", err)
 	}
 	if opt.HangTimeout == 0 {
 		opt.HangTimeout = 10 * time.Second
@@ -258,7 +251,7 @@ loop:
 			lastBeat, lastBeatAt = h.HeartbeatCount, time.Now()
 			atBeat = takeHandlerLoad(log, proc.cmd.Process.Pid)
 		}
-		if crashing(dir) {
+		if finding.Crashing(dir) {
 			// The JVM is writing its hs_err log: a crash in progress, judged when it exits. A
 			// crash inside the handler leaves the thread's handler entry open while the log is
 			// written, and on a loaded machine that took longer than stuckWalk: a crash
@@ -357,16 +350,16 @@ func collectHang(dir string, p *process) error {
 	case <-time.After(3 * time.Second):
 	}
 	var errs []error
-	if snap, err := taskSnapshot(pid); err == nil {
-		errs = append(errs, os.WriteFile(filepath.Join(dir, TaskSnap), []byte(snap), 0o644))
+	if snap, err := finding.TakeSnapshot(pid); err == nil {
+		errs = append(errs, os.WriteFile(filepath.Join(dir, finding.TaskSnap), []byte(snap), 0o644))
 	}
 	p.kill()
 	<-p.done
 	after, _ := os.ReadFile(filepath.Join(dir, Stdout))
 	if len(after) > len(before) {
-		errs = append(errs, os.WriteFile(filepath.Join(dir, ThreadDump), after[len(before):], 0o644))
+		errs = append(errs, os.WriteFile(filepath.Join(dir, finding.ThreadDump), after[len(before):], 0o644))
 	} else {
-		errs = append(errs, os.WriteFile(filepath.Join(dir, ThreadDump), nil, 0o644))
+		errs = append(errs, os.WriteFile(filepath.Join(dir, finding.ThreadDump), nil, 0o644))
 	}
 	return errors.Join(errs...)
 }

@@ -126,14 +126,67 @@ func TestSortAsListed(t *testing.T) {
 	assert.Equal(t, []string{"jfr:CPUTimeSample", "jfr:ExecutionSample", "plugin:/x/libw.so", VMStructs, Reference}, names)
 }
 
-func TestLabelAndZero(t *testing.T) {
+func TestLabel(t *testing.T) {
 	assert.Equal(t, "plugin:libw.so", Label("plugin:/x/y/libw.so"))
 	assert.Equal(t, ASGCT, Label(ASGCT))
-	why, ok := ZeroVMRefuses(JFR)
-	assert.True(t, ok)
-	assert.Equal(t, "is built without JFR", why)
-	_, ok = ZeroVMRefuses(ASGCT)
-	assert.False(t, ok)
+}
+
+// Each walker says why a JDK cannot run it, from the JDK's facts alone.
+func TestUnsupported(t *testing.T) {
+	server := JDK{Version: "17.0.15", Path: "/jdk", Major: 17, ASGCT: true}
+	zero := server
+	zero.Zero = true
+	jre := server
+	jre.Modules = []string{"java.base", "java.logging"}
+	noASGCT := server
+	noASGCT.ASGCT = false
+	for _, tc := range []struct {
+		walker string
+		jdk    JDK
+		want   string // "" runs
+	}{
+		{ASGCT, server, ""},
+		{ASGCT, zero, ""},
+		{ASGCT, noASGCT, "JDK 17.0.15 does not export AsyncGetCallTrace"},
+		{VMStructs, server, ""},
+		{VMStructs, zero, "the Zero VM (JDK 17.0.15 at /jdk) has no JavaFrameAnchor::_last_Java_fp"},
+		{JVMTI, server, "JDK 17.0.15 lacks the proposed JVMTI stack-trace API"},
+		{JVMTI, JDK{StackAPI: true}, ""},
+		{JVMTIEmulated, zero, ""},
+		{JFR, server, ""},
+		{JFR, zero, "the Zero VM (JDK 17.0.15 at /jdk) is built without JFR"},
+		{JFR, jre, "JDK 17.0.15 is a runtime image without the jdk.jfr module"},
+		{EBPF, zero, ""},
+		{"plugin:/x/libw.so", zero, ""},
+	} {
+		got := Unsupported(tc.walker, tc.jdk)
+		if tc.want == "" {
+			assert.Empty(t, got, "%s on %+v", tc.walker, tc.jdk)
+			assert.NoError(t, UnsupportedErr(tc.walker, tc.jdk))
+		} else {
+			assert.Contains(t, got, tc.want, tc.walker)
+			assert.ErrorContains(t, UnsupportedErr(tc.walker, tc.jdk), "unsupported: "+tc.want)
+		}
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		walker             string
+		readFaults, remote bool
+	}{
+		{ASGCT, false, false},
+		{VMStructs, true, true},
+		{JVMTIEmulated, false, false},
+		{JFR, false, false},
+		{"plugin:/x/libfpwalk.so", true, true},
+		{"plugin:/x/" + DefectPluginPrefix + "swap.so", true, false},
+	} {
+		assert.Equal(t, tc.readFaults, TakesReadFaults(tc.walker), tc.walker)
+		assert.Equal(t, tc.remote, WalksRemotely(tc.walker), tc.walker)
+	}
+	assert.Equal(t, VMStructs, Partner(ASGCT))
+	assert.Empty(t, Partner(JFR))
 }
 
 // The registry and the class vocabulary sit under every package that names a walker or a
