@@ -1,6 +1,7 @@
 package walker
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
@@ -85,8 +86,15 @@ func TestEveryWalkerIsPlacedAndColoured(t *testing.T) {
 			colours[c] = n
 		}
 	}
-	// Names the registry does not know keep one colour from chart to chart.
-	assert.Equal(t, Color("plugin:/a/libx.so"), Color("plugin:/a/libx.so"))
+	// Names the registry does not know take a colour no walker has, spread by name.
+	spread := map[string]bool{}
+	for i := range 10 {
+		c := Color(fmt.Sprintf("plugin:/a/lib%d.so", i))
+		assert.Contains(t, extraColors, c)
+		assert.NotContains(t, colours, c)
+		spread[c] = true
+	}
+	assert.Greater(t, len(spread), 1, "every plugin drawn in one colour")
 	assert.Regexp(t, `^#[0-9a-f]{6}$`, Color(Reference))
 }
 
