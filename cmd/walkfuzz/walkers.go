@@ -9,6 +9,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+
+	// The out-of-process walkers' sessions register themselves (harness/outproc): one line
+	// each, for every walker of that kind in harness/walker's registry.
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ebpfsession"
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
 )
 
 func walkersCmd() *cobra.Command {

@@ -14,6 +14,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/finding"
+	"github.com/walkfuzz/walkfuzz/harness/jvmtijfr"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
@@ -52,12 +53,12 @@ type collector struct {
 	stats   samplelog.Stats
 	first   time.Time
 	doctor  checks.Doctor
-	names   []string       // walker names by record index, as the episode gives them
-	reqs    *jvmtiRequests // the JFR variant's pending requests, or nil
-	drain   *drainer       // empties the ring while classification runs, or nil
-	work    *classifier    // classifies drained walks while the JVM runs, or nil
-	backlog samplelog.Raw  // drained walks not decoded yet (too young to judge)
-	woke    time.Time      // when read last woke the classifier
+	names   []string           // walker names by record index, as the episode gives them
+	reqs    *jvmtijfr.Requests // the JFR variant's pending requests, or nil
+	drain   *drainer           // empties the ring while classification runs, or nil
+	work    *classifier        // classifies drained walks while the JVM runs, or nil
+	backlog samplelog.Raw      // drained walks not decoded yet (too young to judge)
+	woke    time.Time          // when read last woke the classifier
 }
 
 // classifier runs collector.classify on its own (niced) goroutine, woken by each live read.
@@ -378,7 +379,7 @@ func (c *collector) consumePending(final bool, cut uint64) {
 			n++
 			continue
 		}
-		if int(r.Walker) < len(c.names) && c.reqs.hold(c.names[r.Walker], r) {
+		if int(r.Walker) < len(c.names) && c.reqs.Hold(c.names[r.Walker], r) {
 			continue
 		}
 		c.consume(r)
@@ -402,7 +403,7 @@ func (c *collector) resolveRequests(jfrTool string) string {
 	if c.reqs == nil || c.checks == nil {
 		return ""
 	}
-	return c.reqs.resolve(jfrTool, c.table, c.consume)
+	return c.reqs.Resolve(jfrTool, c.table, c.consume)
 }
 
 func (c *collector) finish(res *results.Results, log *samplelog.Log) {

@@ -6,15 +6,10 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/jvmtijfr"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
-)
-
-// Walkers that do not run in our agent.
-const (
-	EBPF = walker.EBPF
-	JFR  = walker.JFR
 )
 
 // inProcess are the walkers the agent runs in its handler.
@@ -36,19 +31,21 @@ type outside struct {
 	// they had their last tick after the JVM exited.
 	session []outproc.Session
 	stopped bool
-	reqs    *jvmtiRequests // the jvmti walker's JFR variant
+	reqs    *jvmtijfr.Requests // the jvmti walker's JFR variant
 }
 
 // prepare checks what the out-of-process walkers need and returns extra JVM flags.
 func (o *outside) prepare(e *episode.Episode, j jdk.JDK, dir string) ([]string, error) {
-	flags, reqs, err := jvmtiJFRFlags(e, j, dir)
+	flags, reqs, err := jvmtijfr.Start(e, j, dir, time.Now().UnixNano()-int64(monoNow()))
 	if err != nil {
 		return nil, err
 	}
 	o.reqs = reqs
 	o.env = outproc.Env{Episode: e, JDK: j, Dir: dir,
 		MethodTable: filepath.Join(dir, MethodTable), RootsFile: filepath.Join(dir, RootsFile)}
-	o.session = outproc.For(e.Walkers)
+	if o.session, err = outproc.For(e.Walkers); err != nil {
+		return nil, err
+	}
 	for _, s := range o.session {
 		f, err := s.Prepare(&o.env)
 		if err != nil {

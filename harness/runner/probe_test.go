@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"path/filepath"
 	"testing"
 
@@ -15,14 +16,14 @@ import (
 func TestZeroUnsupported(t *testing.T) {
 	zero := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1-zero", VM: "zero", HasASGCT: true}
 	server := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1", VM: "server", HasASGCT: true}
-	assert.ErrorContains(t, unsupported(zero, []string{JFR}, nil), "unsupported: the Zero VM (JDK 17.0.21.1 at /x/17.0.21.1-zero) is built without JFR")
+	assert.ErrorContains(t, unsupported(zero, []string{walker.JFR}, nil), "unsupported: the Zero VM (JDK 17.0.21.1 at /x/17.0.21.1-zero) is built without JFR")
 	assert.ErrorContains(t, unsupported(zero, []string{"asgct", "vmstructs"}, nil), "unsupported: the Zero VM")
-	for _, w := range []string{"asgct", "jvmti-emulated", EBPF, "plugin:/lib.so"} {
+	for _, w := range []string{"asgct", "jvmti-emulated", walker.EBPF, "plugin:/lib.so"} {
 		assert.NoError(t, unsupported(zero, []string{w}, nil), w)
 	}
 	assert.ErrorContains(t, unsupported(zero, []string{"asgct"}, []string{"-Xmx512m", "-XX:+UseZGC"}), "has no ZGC")
 	assert.NoError(t, unsupported(zero, []string{"asgct"}, []string{"-XX:+UseSerialGC", "-XX:+PreserveFramePointer"}))
-	assert.NoError(t, unsupported(server, []string{JFR, "vmstructs"}, []string{"-XX:+UseZGC"}))
+	assert.NoError(t, unsupported(server, []string{walker.JFR, "vmstructs"}, []string{"-XX:+UseZGC"}))
 }
 
 // On a real Zero VM (scripts/setup.sh --jdk-builds): ASGCT walks it, with known stacks
@@ -32,7 +33,7 @@ func TestZeroVM(t *testing.T) {
 	if err != nil {
 		t.Skip("no Zero VM: run scripts/setup.sh --jdk-builds")
 	}
-	for _, w := range []string{"vmstructs", JFR} {
+	for _, w := range []string{"vmstructs", walker.JFR} {
 		e := testEpisode("recursion", 2000)
 		e.Walkers = []string{w}
 		_, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})

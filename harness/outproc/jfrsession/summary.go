@@ -1,6 +1,7 @@
-package outproc
+package jfrsession
 
 import (
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"strings"
 	"time"
 
@@ -49,7 +50,7 @@ type JFREventStats struct {
 }
 
 // ParseJFR reads a recording with the JDK's jfr tool and classifies its samples with roots.
-func ParseJFR(jfrTool, recording string, roots Roots) (*JFRSummary, error) {
+func ParseJFR(jfrTool, recording string, roots outproc.Roots) (*JFRSummary, error) {
 	sum := newJFRSummary()
 	c, err := jfr.Parse(jfrTool, recording, func(s *jfr.Sample) { sum.add(s, roots) })
 	sum.finish(c)
@@ -67,7 +68,7 @@ func (s *JFRSummary) Samples() map[string]uint64 {
 	return out
 }
 
-func (s *JFRSummary) add(smp *jfr.Sample, roots Roots) {
+func (s *JFRSummary) add(smp *jfr.Sample, roots outproc.Roots) {
 	es := s.Events[smp.Event]
 	if es == nil {
 		es = &JFREventStats{Classes: map[string]uint64{}, Threads: map[string]map[string]uint64{}}
@@ -119,9 +120,9 @@ func (s *JFRSummary) finish(c jfr.Counts) {
 
 // classifyJFRStack puts one stack into a class: the truncated flag is JFR's own depth
 // limit, otherwise the bottom frame must be a thread root.
-func classifyJFRStack(st *jfr.Stack, isRoot Roots) string {
+func classifyJFRStack(st *jfr.Stack, isRoot outproc.Roots) string {
 	if isRoot == nil {
-		isRoot = BasicRoot
+		isRoot = outproc.BasicRoot
 	}
 	switch {
 	case st == nil || len(st.Frames) == 0:
@@ -130,7 +131,7 @@ func classifyJFRStack(st *jfr.Stack, isRoot Roots) string {
 		return walkclass.TruncatedDepth
 	}
 	f := st.Frames[len(st.Frames)-1]
-	if isRoot(Method{Class: f.Class, Name: f.Name, Sig: f.Descriptor, Static: f.Static}) {
+	if isRoot(outproc.Method{Class: f.Class, Name: f.Name, Sig: f.Descriptor, Static: f.Static}) {
 		return walkclass.OK
 	}
 	return walkclass.TruncatedShort

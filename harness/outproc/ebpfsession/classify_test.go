@@ -1,4 +1,4 @@
-package outproc
+package ebpfsession
 
 import (
 	"reflect"
