@@ -6,9 +6,10 @@
 // A new walker is one line in registry below, plus its implementation: for an in-handler or
 // deferred walker a C file under walkers/<name>/ defining the struct wf_walker its entry's
 // Symbol names (`go generate ./harness/walker` writes the agent's table of built-in walkers,
-// walkers/core/walkers_table.h, from this registry; a test fails while it is stale); for an
-// out-of-process one its own package under walkers/ and the session harness/outproc
-// registers under the same name.
+// walkers/core/walkers_table.h, and the Makefile's list of the folders the agent links,
+// walkers/agent_walkers.mk, from this registry; a test fails while either is stale); for an
+// out-of-process one its own package under walkers/ and its session package
+// (harness/outproc/<name>session), which registers itself under the same name.
 package walker
 
 import (
@@ -69,6 +70,9 @@ type Walker struct {
 	// Symbol is the struct wf_walker an in-process walker's C file defines, for the agent's
 	// table of built-in walkers.
 	Symbol string
+	// Source is the folder of an in-process walker's C, from the module root: the agent
+	// links exactly these folders besides its core (AgentMake).
+	Source string
 }
 
 // Column is one of a walker's per-kind result columns.
@@ -96,11 +100,11 @@ const PluginPrefix = "plugin:"
 // registry lists the walkers in display order (in-process first, then the JVM's own and the
 // kernel's; docs/decisions.md says why): terminal tables, the dashboard and help texts follow it.
 var registry = []Walker{
-	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4", Symbol: "wf_asgct_walker", Requires: needsASGCT, Partner: VMStructs},
-	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e", Symbol: "wf_vmstructs_walker", ReadFaults: true, Remote: true,
+	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4", Symbol: "wf_asgct_walker", Source: "walkers/asgct", Requires: needsASGCT, Partner: VMStructs},
+	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e", Symbol: "wf_vmstructs_walker", Source: "walkers/vmstructs", ReadFaults: true, Remote: true,
 		Requires: needsServerVM("has no JavaFrameAnchor::_last_Java_fp and no compiled frames: the vmstructs walker is for HotSpot's server VM")},
-	{Name: JVMTI, Placement: Deferred, Color: "#2ca02c", Symbol: "wf_jvmti_walker", Requires: needsStackAPI},
-	{Name: JVMTIEmulated, Placement: Deferred, Color: "#98df8a", Symbol: "wf_jvmti_emulated_walker"},
+	{Name: JVMTI, Placement: Deferred, Color: "#2ca02c", Symbol: "wf_jvmti_walker", Source: "walkers/jvmti", Requires: needsStackAPI},
+	{Name: JVMTIEmulated, Placement: Deferred, Color: "#98df8a", Symbol: "wf_jvmti_emulated_walker", Source: "walkers/jvmti"},
 	{Name: JFR, Placement: OutOfProcess, Color: "#d62728", Requires: needsJFR,
 		Columns: []Column{{"jfr:ExecutionSample", "#d62728"}, {"jfr:CPUTimeSample", "#ff9896"}}},
 	{Name: EBPF, Placement: OutOfProcess, Color: "#9467bd"},
