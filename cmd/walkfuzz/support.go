@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"io"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
@@ -45,7 +45,7 @@ func probeSupport(specs, names []string, resolve func(string) (jdk.JDK, error)) 
 		out[s] = map[string]error{}
 		for _, n := range names {
 			g.Go(func() error {
-				if err := runner.ProbeWalker(j, n); err != nil {
+				if err := probe.Walker(j, n); err != nil {
 					mu.Lock()
 					out[s][n] = err
 					mu.Unlock()
@@ -127,7 +127,7 @@ func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 			}
 		}
 		if j, err := resolve(s); err == nil {
-			not = append(not, runner.RefusedFlags(j)...) // drawn flags it refuses: left out of its episodes
+			not = append(not, probe.RefusedFlags(j)...) // drawn flags it refuses: left out of its episodes
 		}
 		if len(not) > 0 && s != "" {
 			if spec.Unsupported == nil {

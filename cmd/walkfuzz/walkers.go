@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/harness/runner"
 
 	// The out-of-process walkers' sessions register themselves (harness/outproc): one line
 	// each, for every walker of that kind in harness/walker's registry.
@@ -35,7 +35,7 @@ func walkersCmd() *cobra.Command {
 				fmt.Fprintf(w, "WALKER\tJDK %s\n", j.Version)
 			}
 			for _, n := range names {
-				if err := runner.ProbeWalker(j, n); err != nil {
+				if err := probe.Walker(j, n); err != nil {
 					if !list {
 						fmt.Fprintf(w, "%s\t%v\n", n, err)
 					}

@@ -240,6 +240,17 @@ func RemoteWalksApply(walkers []string) bool {
 	return slices.ContainsFunc(walkers, walker.WalksRemotely)
 }
 
+// AgentWalkers are the walkers among ws the agent runs (all but the out-of-process ones).
+func AgentWalkers(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if walker.PlacementOf(w) != walker.OutOfProcess {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // PerturbsWorkload reports whether the workload runs the JIT-forcing and redefinition
 // helpers: the built-in ones (walkfuzz.workloads.Main), not apps, suites or user programs.
 func PerturbsWorkload(workload string) bool { return contains(Builtin, workload) }

@@ -33,7 +33,7 @@ func agentConfig(dir string, e *episode.Episode) string {
 	kv("log", filepath.Join(dir, SampleLog))
 	kv("methods", filepath.Join(dir, MethodTable))
 	kv("codes", filepath.Join(dir, CodesFile))
-	kv("walkers", strings.Join(inProcess(e.Walkers), ","))
+	kv("walkers", strings.Join(episode.AgentWalkers(e.Walkers), ","))
 	kv("mode", e.Signals.Mode)
 	kv("interval_ns", int64(e.Signals.IntervalUs)*1000)
 	kv("jitter_pct", e.Signals.JitterPct)

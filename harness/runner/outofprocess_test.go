@@ -5,6 +5,7 @@ import (
 	"fmt"
 	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ebpfsession"
 	_ "github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"path/filepath"
@@ -112,7 +113,7 @@ func TestJFROnLoopsJVM(t *testing.T) {
 
 func TestEBPFOnLoopsJVM(t *testing.T) {
 	runOnLoops(t, walker.EBPF, func(j jdk.JDK) error {
-		if err := ProbeWalker(j, walker.EBPF); err != nil {
+		if err := probe.Walker(j, walker.EBPF); err != nil {
 			return fmt.Errorf("ebpf: %w", err)
 		}
 		return nil

@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
-	"github.com/walkfuzz/walkfuzz/harness/checks"
+	"github.com/walkfuzz/walkfuzz/harness/collect"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 )
@@ -34,7 +35,7 @@ type Options struct {
 	DacapoJar, RenaissanceJar string
 	// DoctorStacks, when set, rewrites the recorded known stacks before walks are compared
 	// with them: tests use it to prove the oracle reports a wrong stack.
-	DoctorStacks checks.Doctor
+	DoctorStacks collect.Doctor
 }
 
 // Run executes the episode on the JDK and returns its results. An error is returned only
@@ -48,7 +49,7 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err != nil {
 		return nil, usage("%v", err)
 	}
-	if err := unsupported(j, e.Walkers, e.JVMFlags); err != nil {
+	if err := probe.Unsupported(j, e.Walkers, e.JVMFlags); err != nil {
 		return nil, usage("%v: pick another JDK with --jdk", err)
 	}
 	if opt.HangTimeout == 0 {
@@ -69,8 +70,10 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err != nil {
 		return nil, usage("%v", err)
 	}
+	col := collect.New(dir, &e, collect.Files{Methods: filepath.Join(dir, MethodTable), Codes: filepath.Join(dir, CodesFile),
+		Roots: filepath.Join(dir, RootsFile), KnownStacks: filepath.Join(dir, KnownStacks)}, opt.DoctorStacks)
 	var out outside
-	extra, err := out.prepare(&e, j, dir)
+	extra, err := out.prepare(&e, j, dir, col)
 	if err != nil {
 		if created {
 			os.RemoveAll(dir)
@@ -90,7 +93,7 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		}
 		return nil, usage("cannot prepare run directory %s: %v", dir, err)
 	}
-	res, err := execute(ctx, dir, e, j, args, opt, &out)
+	res, err := execute(ctx, dir, e, j, args, opt, &out, col)
 	var ue *UsageError
 	if created && errors.As(err, &ue) {
 		os.RemoveAll(dir) // refused (e.g. by the agent): nothing half-written stays behind
@@ -173,7 +176,7 @@ func (p *process) exited() bool {
 	}
 }
 
-func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args []string, opt Options, out *outside) (*results.Results, error) {
+func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args []string, opt Options, out *outside, col *collect.Collector) (*results.Results, error) {
 	res := &results.Results{
 		Seed:      e.Seed,
 		Walkers:   e.Walkers,
@@ -204,11 +207,8 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	// Deep walks' frames go back to the reader once judged (samplelog/recycle.go): the
 	// collector, the differential and the reference oracle take and give back references.
 	log.RecycleFrames()
-	col := newCollector(dir, &e)
-	col.doctor = opt.DoctorStacks
-	col.reqs = out.reqs
-	col.startDrain(log)
-	defer col.drain.halt()
+	col.Start(log)
+	defer col.Halt()
 
 	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
@@ -234,7 +234,7 @@ loop:
 			return nil, ctx.Err()
 		case <-tick.C:
 		}
-		col.read(log, false)
+		col.Read(log, false)
 		h := log.Header()
 		out.tick(proc.cmd.Process.Pid, sampling, &e, j, false)
 		if h.AgentState == samplelog.StateSampling && sampling.IsZero() {
@@ -308,12 +308,12 @@ loop:
 		}
 	}
 	if hangReason != "" {
-		noteUnwritten(res, collectHang(dir, proc))
+		res.NoteUnwritten(collectHang(dir, proc))
 	}
 	<-proc.done
 	out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
 	res.WallMs = time.Since(began).Milliseconds()
-	col.read(log, true)
+	col.Read(log, true)
 	h := log.Header()
 	decideOutcome(res, dir, proc, h, hangReason, !termSent.IsZero(), overload != "")
 	if overload != "" && res.Outcome == results.OK {
@@ -323,14 +323,13 @@ loop:
 	if res.Outcome == results.HarnessError {
 		return nil, usage("%s", res.Reason)
 	}
-	if note := col.resolveRequests(j.Tool("jfr")); note != "" {
+	if note := col.Resolve(j.Tool("jfr")); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	col.finish(res, log)
+	col.Finish(res, log)
 	jvmOut, _ := os.ReadFile(filepath.Join(dir, Stderr))
 	stdout, _ := os.ReadFile(filepath.Join(dir, Stdout))
 	out.finish(res, dir, j, string(jvmOut)+string(stdout))
-	fillSignals(res, &e, h, log)
 	readWorkloadOutput(res, dir)
 	if err := res.Write(dir); err != nil {
 		return nil, usage("cannot write results.json in %s: %v", dir, err)

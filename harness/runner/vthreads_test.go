@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func TestVirtualThreads(t *testing.T) {
 		for _, ws := range [][]string{{"asgct", "vmstructs"}, {walker.JFR}} {
 			t.Run(fmt.Sprintf("jdk%s/%s", j.Version, strings.Join(ws, "+")), func(t *testing.T) {
 				if ws[0] == walker.JFR {
-					if err := ProbeWalker(j, walker.JFR); err != nil {
+					if err := probe.Walker(j, walker.JFR); err != nil {
 						t.Skip(err)
 					}
 				}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"path/filepath"
@@ -118,11 +119,11 @@ func TestOutOfProcessWalkers(t *testing.T) {
 		t.Run("jdk"+j.Version, func(t *testing.T) {
 			e := testEpisode("recursion", 6000)
 			e.Walkers = []string{"asgct", "jfr"}
-			ebpfOK := ProbeWalker(j, walker.EBPF) == nil
+			ebpfOK := probe.Walker(j, walker.EBPF) == nil
 			if ebpfOK {
 				e.Walkers = append(e.Walkers, walker.EBPF)
 			} else {
-				t.Logf("ebpf not run: %v", ProbeWalker(j, walker.EBPF))
+				t.Logf("ebpf not run: %v", probe.Walker(j, walker.EBPF))
 			}
 			res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
 			require.NoError(t, err)

@@ -1,11 +1,10 @@
-package runner
+// Package collect reads a run's sample log while the JVM runs and after it exits, and passes
+// each walk, old enough to judge, to the run's checks (harness/checks).
+package collect
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -14,6 +13,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/finding"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/jvmtijfr"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/results"
@@ -35,7 +35,7 @@ const (
 // rootsWait bounds how long walks wait for the workload's declared thread roots.
 const rootsWait = 5 * time.Second
 
-// collector reads the sample log while the JVM runs and classifies what it reads.
+// Collector reads the sample log while the JVM runs and classifies what it reads.
 //
 // The harness must not compete with the workload it measures (issue 17): while the JVM
 // runs, draining and classification happen on two goroutines of their own, each locked to
@@ -44,8 +44,9 @@ const rootsWait = 5 * time.Second
 // (heartbeat, hang and overload judgement) stays at normal priority: it does little, and a
 // niced judge would read a busy machine as a silent JVM. The final read, after the JVM
 // exited, runs on the caller.
-type collector struct {
+type Collector struct {
 	dir     string
+	files   Files
 	ep      *episode.Episode
 	table   *methods.Table
 	checks  []checks.Check // nil until start: the run's checks, the tail last
@@ -68,9 +69,9 @@ type classifier struct {
 	done chan struct{}
 }
 
-// startClassifier moves live classification off the caller's goroutine (after startDrain
+// startClassifier moves live classification off the caller's goroutine (after Start
 // set c.drain).
-func (c *collector) startClassifier(log *samplelog.Log) {
+func (c *Collector) startClassifier(log *samplelog.Log) {
 	w := &classifier{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	c.work = w
 	go func() {
@@ -99,56 +100,16 @@ func (w *classifier) halt() {
 	<-w.done
 }
 
-// drainer moves committed records out of the ring on a goroutine of its own, every
-// drainEvery, so that the ring never waits for classification: a batch of 2048-frame walks
-// takes the classifier longer to judge than the agent takes to fill 256 MiB of ring, and a
-// full ring drops walks no oracle then sees. The drain copies records as the agent wrote
-// them (samplelog.Raw) and classification decodes them when it judges them: at 100 us on
-// recursion the niced classifier falls seconds behind the agent while the JVM runs, and a
-// backlog held decoded (32 KiB per walk) grew by 150 MB a second, against 40 MB raw.
-// Two buffers alternate (raw filled here, spare handed back by take), so a steady run
-// allocates none.
-type drainer struct {
-	mu    sync.Mutex
-	raw   *samplelog.Raw
-	spare *samplelog.Raw
-	n     atomic.Int64 // raw.Len(), for held() without the lock a copy holds
-	stats samplelog.Stats
-	first time.Time
-	stop  chan struct{}
-	done  chan struct{}
-}
-
-// The drain's period adapts to how fast the agent writes: drainEvery while a drain finds
-// drainBusy bytes or more, doubling up to drainIdle while each finds less than drainQuiet.
-// A goroutine locked to its own (niced) OS thread costs two context switches per wake-up:
-// at a fixed 5 ms that was 200 wake-ups a second, most of the harness's CPU at a 10 ms
-// interval (0.024 CPUs, 70% of it in the Go scheduler's park and wake paths). At 100 ms a
-// drain that finds the agent writing fast is back at 5 ms within 5 drains, and the ring
-// (256 MiB) holds seconds of the fastest writer measured (2048-frame walks at 100 us).
-const (
-	drainEvery = 5 * time.Millisecond
-	drainIdle  = 100 * time.Millisecond
-	drainQuiet = 256 << 10
-	drainBusy  = 4 << 20
-)
-
-// nextDrain is the period after a drain that read n bytes of records.
-func nextDrain(cur time.Duration, n uint64) time.Duration {
-	switch {
-	case n >= drainBusy:
-		return drainEvery
-	case n < drainQuiet && cur < drainIdle:
-		return min(2*cur, drainIdle)
-	case n >= drainQuiet && cur > drainEvery:
-		return max(cur/2, drainEvery)
+// Start begins draining log and classifying on goroutines of their own, once the JVM has
+// started (see lowerPriority); Read(final=true) stops both before the last read, Halt
+// without one (a cancelled run).
+func (c *Collector) Start(log *samplelog.Log) {
+	if c.table == nil {
+		c.table, _ = methods.Load(c.files.Methods)
+		if c.table == nil {
+			c.table = methods.New()
+		}
 	}
-	return cur
-}
-
-// startDrain begins draining log and classifying on goroutines of their own (the JVM has
-// started: see lowerPriority); read(final=true) stops both before the last read.
-func (c *collector) startDrain(log *samplelog.Log) {
 	d := &drainer{raw: &samplelog.Raw{}, stop: make(chan struct{}), done: make(chan struct{})}
 	c.drain = d
 	c.startClassifier(log)
@@ -181,70 +142,47 @@ func (c *collector) startDrain(log *samplelog.Log) {
 	}()
 }
 
-// held is how many drained records wait to be taken.
-func (d *drainer) held() int { return int(d.n.Load()) }
+// Doctor rewrites the recorded known stacks before walks are compared with them (tests).
+type Doctor = checks.Doctor
 
-// take hands over what was drained since the last call. The buffer is the caller's until
-// it gives it back (give).
-func (d *drainer) take() (*samplelog.Raw, samplelog.Stats, time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	raw, st := d.raw, d.stats
-	d.raw, d.stats = d.spare, samplelog.Stats{}
-	if d.raw == nil {
-		d.raw = &samplelog.Raw{}
-	}
-	d.spare = nil
-	d.n.Store(0)
-	return raw, st, d.first
+// Files are the run directory's files the checks read besides the sample log: the agent's
+// method table and code names, the workload's thread roots and known stacks.
+type Files struct {
+	Methods, Codes, Roots, KnownStacks string
 }
 
-// give returns a buffer take handed out, for reuse.
-func (d *drainer) give(raw *samplelog.Raw) {
-	raw.Reset()
-	d.mu.Lock()
-	if d.spare == nil {
-		d.spare = raw
-	}
-	d.mu.Unlock()
+// New returns the collector of a run in dir. doctor (tests only) rewrites known stacks.
+func New(dir string, e *episode.Episode, files Files, doctor checks.Doctor) *Collector {
+	return &Collector{dir: dir, ep: e, files: files, doctor: doctor}
 }
 
-// halt stops the drainer and waits for it.
-func (d *drainer) halt() {
-	select {
-	case <-d.stop:
-	default:
-		close(d.stop)
-	}
-	<-d.done
+// Prepare, before the JVM starts: the JVM flags the jvmti walker's JFR variant needs on j
+// (none on other JDKs or without that walker).
+func (c *Collector) Prepare(j jdk.JDK) ([]string, error) {
+	flags, reqs, err := jvmtijfr.Start(c.ep, j, c.dir, time.Now().UnixNano()-int64(MonoNow()))
+	c.reqs = reqs
+	return flags, err
 }
 
-func newCollector(dir string, e *episode.Episode) *collector {
-	t, _ := methods.Load(filepath.Join(dir, MethodTable))
-	if t == nil {
-		t = methods.New()
-	}
-	return &collector{dir: dir, ep: e, table: t}
-}
-
-func monoNow() uint64 {
+// MonoNow is CLOCK_MONOTONIC in nanoseconds, the clock of the records' times.
+func MonoNow() uint64 {
 	var ts unix.Timespec
 	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	return uint64(ts.Sec)*1e9 + uint64(ts.Nsec)
 }
 
 // start builds the checks once the roots file exists (or waiting is over).
-func (c *collector) start(log *samplelog.Log, final bool) bool {
+func (c *Collector) start(log *samplelog.Log, final bool) bool {
 	if c.checks != nil {
 		return true
 	}
-	rootsPath := filepath.Join(c.dir, RootsFile)
+	rootsPath := c.files.Roots
 	_, err := os.Stat(rootsPath)
 	if err != nil && !final && (c.first.IsZero() || time.Since(c.first) < rootsWait) {
 		return false
 	}
 	roots, _ := classify.LoadRoots(rootsPath)
-	agentCodes, _ := classify.LoadCodeNames(filepath.Join(c.dir, CodesFile))
+	agentCodes, _ := classify.LoadCodeNames(c.files.Codes)
 	h := log.Header()
 	c.names = walkerNames(h.WalkerNames, c.ep.Walkers)
 	codes := map[string]classify.CodeNamer{}
@@ -255,7 +193,7 @@ func (c *collector) start(log *samplelog.Log, final bool) bool {
 	}
 	c.checks = append(checks.New(checks.Config{Walkers: c.names, Listed: c.ep.Walkers, CodeNames: codes,
 		Methods: c.table, MaxDepth: int(h.MaxDepth), Roots: roots,
-		KnownStacks: filepath.Join(c.dir, KnownStacks), Doctor: c.doctor}),
+		KnownStacks: c.files.KnownStacks, Doctor: c.doctor}),
 		finding.NewTail(c.names, c.table))
 	return true
 }
@@ -273,10 +211,13 @@ func walkerNames(header, listed []string) []string {
 	return out
 }
 
-// read takes what the log holds and classifies walks old enough. While the JVM runs
+// Halt stops the drain (deferred by the runner: a no-op after the final Read).
+func (c *Collector) Halt() { c.drain.halt() }
+
+// Read takes what the log holds and classifies walks old enough. While the JVM runs
 // (final false, a drainer started) it only wakes the classifier goroutine; final stops
 // both and finishes on the caller.
-func (c *collector) read(log *samplelog.Log, final bool) {
+func (c *Collector) Read(log *samplelog.Log, final bool) {
 	if c.work != nil {
 		if !final {
 			// At low rates most wake-ups found a few records and classified none of them
@@ -298,7 +239,7 @@ func (c *collector) read(log *samplelog.Log, final bool) {
 	c.classify(log, final)
 }
 
-func (c *collector) classify(log *samplelog.Log, final bool) {
+func (c *Collector) classify(log *samplelog.Log, final bool) {
 	fn := func(r *samplelog.Record) error {
 		if c.first.IsZero() {
 			c.first = time.Now()
@@ -339,7 +280,7 @@ func (c *collector) classify(log *samplelog.Log, final bool) {
 			r.Refresh()
 		}
 	}
-	cut := monoNow() - uint64(classifyLag)
+	cut := MonoNow() - uint64(classifyLag)
 	if c.drain != nil {
 		// Decode the drained walks old enough to judge (all of them at the end) in ring
 		// order, since a record rebuilds its shared frames from its chain's earlier walks,
@@ -371,7 +312,7 @@ func (c *collector) classify(log *samplelog.Log, final bool) {
 const decodeBatch = 2048
 
 // consumePending judges the decoded walks older than cut (all of them when final).
-func (c *collector) consumePending(final bool, cut uint64) {
+func (c *Collector) consumePending(final bool, cut uint64) {
 	n := 0
 	for _, r := range c.pending {
 		if !final && r.TsNs > cut {
@@ -391,22 +332,24 @@ func (c *collector) consumePending(final bool, cut uint64) {
 // consume passes one walk to every check. The collector's reference to r's frames
 // (recycled, samplelog.Log.RecycleFrames) passes to the tail, the last check; the others
 // take their own if they keep r.
-func (c *collector) consume(r *samplelog.Record) {
+func (c *Collector) consume(r *samplelog.Record) {
 	for _, ch := range c.checks {
 		ch.Add(r)
 	}
 }
 
-// resolveRequests replaces the JFR variant's placeholders with the traces the recording
+// Resolve replaces the JFR variant's placeholders with the traces the recording
 // delivered (after the JVM has exited and the log is read to its end).
-func (c *collector) resolveRequests(jfrTool string) string {
+func (c *Collector) Resolve(jfrTool string) string {
 	if c.reqs == nil || c.checks == nil {
 		return ""
 	}
 	return c.reqs.Resolve(jfrTool, c.table, c.consume)
 }
 
-func (c *collector) finish(res *results.Results, log *samplelog.Log) {
+// Finish puts the log's statistics, its signal counts and every check's results into res,
+// after the final Read.
+func (c *Collector) Finish(res *results.Results, log *samplelog.Log) {
 	res.Log.Records = c.stats.Records
 	res.Log.Torn = c.stats.Torn
 	res.Log.CorruptBytes = c.stats.CorruptBytes
@@ -415,6 +358,7 @@ func (c *collector) finish(res *results.Results, log *samplelog.Log) {
 	res.Log.SharedFrames = c.stats.SharedFrames
 	c.start(log, true)
 	for _, ch := range c.checks {
-		noteUnwritten(res, ch.Finish(res, c.dir))
+		res.NoteUnwritten(ch.Finish(res, c.dir))
 	}
+	fillSignals(res, c.ep, log.Header(), log)
 }

@@ -1,4 +1,7 @@
-package runner
+// Package probe says whether a walker, or a JVM flag an episode may draw, can run on a JDK
+// and this machine: first from what the walker registry knows of the JDK, then, for an
+// in-process walker, by loading it in a JVM that only prints its version.
+package probe
 
 import (
 	"bytes"
@@ -16,11 +19,11 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
-// ProbeWalker says whether a walker can run on this machine and JDK; the error is the
+// Walker says whether a walker can run on this machine and JDK; the error is the
 // one-line reason ("unsupported: ..."). What the registry knows refuses first; in-process
 // walkers are then probed for real: the agent initializes them in a JVM that only prints its
 // version.
-func ProbeWalker(j jdk.JDK, name string) error {
+func Walker(j jdk.JDK, name string) error {
 	if err := walker.UnsupportedErr(name, JDKFacts(j)); err != nil {
 		return err
 	}
@@ -36,11 +39,11 @@ func ProbeWalker(j jdk.JDK, name string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	conf := fmt.Sprintf("log=%s\nwalkers=%s\n", filepath.Join(dir, SampleLog), name)
-	if err := os.WriteFile(filepath.Join(dir, AgentConf), []byte(conf), 0o644); err != nil {
+	conf := fmt.Sprintf("log=%s\nwalkers=%s\n", filepath.Join(dir, "samples.bin"), name)
+	if err := os.WriteFile(filepath.Join(dir, "agent.conf"), []byte(conf), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.Command(j.Java(), "-agentpath:"+art.Agent+"=config="+filepath.Join(dir, AgentConf), "-version")
+	cmd := exec.Command(j.Java(), "-agentpath:"+art.Agent+"=config="+filepath.Join(dir, "agent.conf"), "-version")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if cmd.Run() == nil {
@@ -72,8 +75,8 @@ func RefusedFlags(j jdk.JDK) []string {
 	return slices.Sorted(maps.Keys(zeroRefuses))
 }
 
-// unsupported names the first walker or JVM flag j refuses.
-func unsupported(j jdk.JDK, walkers, flags []string) error {
+// Unsupported names the first walker or JVM flag j refuses, as an "unsupported: " error.
+func Unsupported(j jdk.JDK, walkers, flags []string) error {
 	facts := JDKFacts(j)
 	for _, w := range walkers {
 		if err := walker.UnsupportedErr(w, facts); err != nil {
