@@ -13,9 +13,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// Names are the registry's selectable walkers in its order: the agent's walkers first, then
+// the JVM's own and the kernel's (the display order), and the ones the harness special-cases.
 func TestNamesAreTheSelectableWalkersInDisplayOrder(t *testing.T) {
-	assert.Equal(t, []string{ASGCT, VMStructs, JVMTI, JVMTIEmulated, JFR, EBPF}, Names())
-	assert.NotContains(t, Names(), Reference, "the reference oracle is no --walker choice")
+	names := Names()
+	assert.Subset(t, names, []string{ASGCT, VMStructs, JVMTI, JVMTIEmulated, JFR, EBPF})
+	assert.NotContains(t, names, Reference, "the reference oracle is no --walker choice")
+	outside := false
+	for i, n := range names {
+		w, ok := Lookup(n)
+		require.True(t, ok, n)
+		if i > 0 {
+			assert.Less(t, Rank(names[i-1]), Rank(n), "%s is listed after %s", n, names[i-1])
+		}
+		if w.Placement == OutOfProcess {
+			outside = true
+		} else {
+			assert.False(t, outside, "in-process walker %s listed after an out-of-process one", n)
+		}
+	}
 }
 
 func TestParseList(t *testing.T) {
@@ -43,7 +59,7 @@ func TestParseSets(t *testing.T) {
 // Every refusal is one line that names the fix.
 func TestCheckNamesTheFix(t *testing.T) {
 	for name, want := range map[string]string{
-		"nosuch":                   `unknown walker "nosuch": use one of asgct, vmstructs, jvmti, jvmti-emulated, jfr, ebpf, or plugin:PATH`,
+		"nosuch":                   `unknown walker "nosuch": use one of ` + strings.Join(Names(), ", ") + `, or plugin:PATH`,
 		"":                         `unknown walker "": use one of`,
 		Reference:                  `unknown walker "reference"`,
 		"jfr:ExecutionSample":      `unknown walker "jfr:ExecutionSample"`,
