@@ -28,12 +28,12 @@ type EBPFMeasurement struct {
 	// JVMCPUs is the CPU time the JVM used per wall second while sampled (on a busy
 	// machine it is less than its threads want); ExpectedPerS = FreqHz × JVMCPUs is the
 	// rate a perfect sampler would deliver.
-	JVMCPUs       float64                 `json:"jvm_cpus"`
-	ExpectedPerS  float64                 `json:"expected_per_s"`
-	Stats         ebpf.Stats              `json:"stats"`
-	Summary       ebpfsession.EBPFSummary `json:"summary"`
-	SymbolizedPct float64                 `json:"symbolized_pct"` // samples fully symbolized
-	OKPct         float64                 `json:"ok_pct"`         // samples that reached a thread root
+	JVMCPUs       float64             `json:"jvm_cpus"`
+	ExpectedPerS  float64             `json:"expected_per_s"`
+	Stats         ebpf.Stats          `json:"stats"`
+	Summary       ebpfsession.Summary `json:"summary"`
+	SymbolizedPct float64             `json:"symbolized_pct"` // samples fully symbolized
+	OKPct         float64             `json:"ok_pct"`         // samples that reached a thread root
 	// RecurseFrames is the mean number of CallChain.recurse JIT frames per sample: the deep
 	// frames the walker must see through the perf map.
 	RecurseFrames float64 `json:"recurse_frames"`
@@ -98,7 +98,7 @@ func measureEBPF(ctx context.Context, j jdk.JDK, freqHz, maxDepth, recursion int
 	if err != nil {
 		return m, err
 	}
-	m.Summary = ebpfsession.ClassifyEBPF(s.Samples(), sym, m.Stats.Depth)
+	m.Summary = ebpfsession.Classify(s.Samples(), sym, m.Stats.Depth)
 	m.RequestedPerS = float64(freqHz * min(m.Threads, m.Stats.CPUs))
 	if n := float64(m.Summary.Samples); n > 0 {
 		m.SymbolizedPct = 100 * float64(m.Summary.FullySymbolized) / n

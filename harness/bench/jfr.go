@@ -48,11 +48,11 @@ type JFRRate struct {
 
 // JFRRates is one measured recording.
 type JFRRates struct {
-	JDKMajor int                    `json:"jdk_major"`
-	Threads  int                    `json:"threads"`
-	Plan     jfr.Plan               `json:"plan"`
-	Summary  *jfrsession.JFRSummary `json:"summary"`
-	Events   map[string]JFRRate     `json:"events"`
+	JDKMajor int                 `json:"jdk_major"`
+	Threads  int                 `json:"threads"`
+	Plan     jfr.Plan            `json:"plan"`
+	Summary  *jfrsession.Summary `json:"summary"`
+	Events   map[string]JFRRate  `json:"events"`
 }
 
 // measureJFRRates records depths (one busy thread per CPU, 32 frames deep) on j for d at
@@ -71,7 +71,7 @@ func measureJFRRates(ctx context.Context, j jdk.JDK, intervalUs int, d time.Dura
 	if r.Plan, err = runDepths(ctx, j, intervalUs, jfr.DefaultDepth, dir, d, depths...); err != nil {
 		return r, err
 	}
-	if r.Summary, err = jfrsession.ParseJFR(j.Tool("jfr"), r.Plan.Recording, outproc.RootKeys(depthsRoot)); err != nil {
+	if r.Summary, err = jfrsession.Parse(j.Tool("jfr"), r.Plan.Recording, outproc.RootKeys(depthsRoot)); err != nil {
 		return r, err
 	}
 	for _, ev := range r.Plan.Events {

@@ -387,7 +387,7 @@ func jfrVirtualShares(t *testing.T, dir string, j jdk.JDK) map[string]*vtShares 
 			class := walkclass.TruncatedShort
 			switch {
 			case smp.Failed:
-				class = jfrsession.JFRFailed
+				class = jfrsession.Failed
 			case smp.Stack.Truncated:
 				class = walkclass.TruncatedDepth
 			case len(smp.Stack.Frames) > 0:

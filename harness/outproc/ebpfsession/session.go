@@ -24,7 +24,7 @@ type ebpfSession struct {
 	stopAt  time.Time
 	stopped bool
 	stats   ebpf.Stats
-	summary *EBPFSummary
+	summary *Summary
 	notes   []string
 }
 
@@ -84,7 +84,7 @@ func (s *ebpfSession) stop(env *outproc.Env, pid int, exited bool) {
 		s.notes = append(s.notes, "ebpf: "+err.Error())
 		return
 	}
-	sum := ClassifyEBPF(s.session.Samples(), sym, st.Depth)
+	sum := Classify(s.session.Samples(), sym, st.Depth)
 	s.summary = &sum
 }
 

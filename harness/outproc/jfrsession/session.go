@@ -20,13 +20,13 @@ type jfrSession struct {
 	notes []string
 }
 
-// JFRTarget is what the jfr walker is asked for in a run of e on a JDK of this major.
-func JFRTarget(env *outproc.Env) jfr.Target {
+// Target is what the jfr walker is asked for in a run of e on a JDK of this major.
+func Target(env *outproc.Env) jfr.Target {
 	return jfr.Target{JDKMajor: env.JDK.Major, Dir: env.Dir, IntervalUs: env.Episode.Signals.IntervalUs, Depth: env.Episode.Depth}
 }
 
 func (s *jfrSession) Prepare(env *outproc.Env) ([]string, error) {
-	plan, err := jfr.Options(JFRTarget(env))
+	plan, err := jfr.Options(Target(env))
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (s *jfrSession) Finish(env *outproc.Env, jvmOutput string) outproc.Result {
 		s.notes = append(s.notes, "jfr: no recording was written")
 	}
 	for _, f := range files {
-		sum, err := ParseJFR(env.JDK.Tool("jfr"), f, roots)
+		sum, err := Parse(env.JDK.Tool("jfr"), f, roots)
 		if err != nil {
 			s.notes = append(s.notes, err.Error())
 		}

@@ -84,9 +84,9 @@ func TestJFRSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	es := sum.Events[jfr.CPUTimeSample]
-	if es == nil || es.Samples != 2 || es.Classes[JFRFailed] != 1 || es.Classes[walkclass.OK] != 1 ||
+	if es == nil || es.Samples != 2 || es.Classes[Failed] != 1 || es.Classes[walkclass.OK] != 1 ||
 		es.Failed != 1 || es.Biased != 1 || es.PerS != 2 || es.MeanPeriodMs != 2 ||
-		es.Threads["w"][JFRFailed] != 1 || es.Threads["w2"][walkclass.OK] != 1 {
+		es.Threads["w"][Failed] != 1 || es.Threads["w2"][walkclass.OK] != 1 {
 		t.Errorf("CPUTimeSample stats %+v", es)
 	}
 	if sum.Lost != 7 || sum.LostEvents != 1 || sum.Other != 1 {
@@ -94,8 +94,8 @@ func TestJFRSummary(t *testing.T) {
 	}
 }
 
-func parseJFRJSON(r *strings.Reader, roots outproc.Roots) (*JFRSummary, error) {
-	sum := newJFRSummary()
+func parseJFRJSON(r *strings.Reader, roots outproc.Roots) (*Summary, error) {
+	sum := newSummary()
 	c, err := jfr.ParseJSON(r, func(s *jfr.Sample) { sum.add(s, roots) })
 	sum.finish(c)
 	return sum, err
@@ -142,7 +142,7 @@ func TestParseJFRGolden(t *testing.T) {
 			if err != nil {
 				t.Skip(err)
 			}
-			sum, err := ParseJFR(j.Tool("jfr"), "../../../walkers/jfr/testdata/"+g.name+".jfr", goldenRoots())
+			sum, err := Parse(j.Tool("jfr"), "../../../walkers/jfr/testdata/"+g.name+".jfr", goldenRoots())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +151,7 @@ func TestParseJFRGolden(t *testing.T) {
 	}
 }
 
-func checkGolden(t *testing.T, path string, sum *JFRSummary) {
+func checkGolden(t *testing.T, path string, sum *Summary) {
 	t.Helper()
 	got, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
