@@ -1,3 +1,5 @@
+// Package ebpfsession is the ebpf walker's session: it samples the JVM from the kernel while
+// the agent samples and classifies the symbolized user stacks.
 package ebpfsession
 
 import (

@@ -1,3 +1,5 @@
+// Package jfrsession is the jfr walker's session: it records with JFR from the JVM's start and
+// classifies the recording's samples per event type after the JVM exited.
 package jfrsession
 
 import (
