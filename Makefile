@@ -7,10 +7,13 @@ CFLAGS := -O2 -g -fPIC -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-paramet
 # (its bookkeeping p50 on loops at 100 us fell from ~350 to ~265 ns with these alone).
 AGENT_CFLAGS := -fno-plt -fno-semantic-interposition -Wl,-Bsymbolic-functions
 JNI_INC := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
-# The agent: the core and every in-process walker's folder (walkers/<name>/*.c); not the
-# kernel's BPF program (walkers/ebpf) nor the plugins, which are libraries of their own.
-AGENT_SRC := $(filter-out walkers/ebpf/% walkers/plugins/%,$(wildcard walkers/*/*.c))
-AGENT_HDR := $(filter-out walkers/ebpf/% walkers/plugins/%,$(wildcard walkers/*/*.h))
+# The agent: its core and the folders of the in-process walkers, as harness/walker's registry
+# lists them (walkers/agent_walkers.mk, generated); never an out-of-process walker's C (the
+# kernel's BPF program) nor the plugins, which are libraries of their own.
+include walkers/agent_walkers.mk
+AGENT_DIRS := walkers/core $(AGENT_WALKER_DIRS)
+AGENT_SRC := $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c))
+AGENT_HDR := $(wildcard walkers/include/*.h) $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.h))
 WORKLOAD_SRC := $(shell find workloads/src -name '*.java' 2>/dev/null)
 APPS_SRC := $(shell find workloads/apps/src -name '*.java' 2>/dev/null)
 APPS_CP := $(shell cat workloads/apps/classpath.txt 2>/dev/null | tr '\n' ':')
@@ -47,7 +50,7 @@ bin/libfpwalk.so: walkers/plugins/fpwalk/fpwalk.c walkers/include/wf_walker.h
 	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -o $@ $<
 
 # One plugin per defect, all from one source: ASGCT plus the defect named by WF_DEFECT.
-bin/libwfdefect-%.so: walkers/plugins/defects/defects.c walkers/include/wf_walker.h
+bin/libwfdefect-%.so: walkers/plugins/defects/defects.c walkers/include/wf_walker.h walkers/include/wf_asgct_codes.h
 	@mkdir -p bin
 	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -DWF_DEFECT='"$*"' -o $@ $< -ldl -lpthread
 
@@ -120,7 +123,7 @@ report-screenshot: build
 # Rebuilds the eBPF walker's object and Go bindings with clang (they are committed).
 generate:
 	WALKFUZZ_SETUP_CLANG=1 scripts/setup.sh
-	go generate ./walkers/ebpf ./harness/walker
+	go generate ./walkers/ebpf ./harness/walker ./harness/classify
 
 bench: setup build
 	bin/walkfuzz bench --out results/bench.json

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"io"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
@@ -45,11 +45,7 @@ func probeSupport(specs, names []string, resolve func(string) (jdk.JDK, error)) 
 		out[s] = map[string]error{}
 		for _, n := range names {
 			g.Go(func() error {
-				err := jdk.WalkerUnsupported(j, n) // the JDK's facts first, then a JVM
-				if err == nil {
-					err = runner.ProbeWalker(j, n)
-				}
-				if err != nil {
+				if err := probe.Walker(j, n); err != nil {
 					mu.Lock()
 					out[s][n] = err
 					mu.Unlock()
@@ -63,8 +59,8 @@ func probeSupport(specs, names []string, resolve func(string) (jdk.JDK, error)) 
 }
 
 // applySupport fills spec.Unsupported from the probes and, when --walkers was not given,
-// spec.Walkers: every walker some JDK of the campaign runs, each alone, plus the asgct+vmstructs
-// differential pair. It says on w what it left out.
+// spec.Walkers: every walker some JDK of the campaign runs, each alone, plus each one's
+// differential partner (asgct+vmstructs). It says on w what it left out.
 func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 	resolve := campaign.Resolver(jdk.Discover())
 	names := candidateWalkers()
@@ -97,8 +93,10 @@ func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 				left = append(left, n)
 			}
 		}
-		if runsSomewhere(walker.ASGCT) && runsSomewhere(walker.VMStructs) {
-			spec.Walkers = append(spec.Walkers, []string{walker.ASGCT, walker.VMStructs})
+		for _, n := range names { // and each walker's differential partner (the registry's)
+			if p := walker.Partner(n); p != "" && runsSomewhere(n) && runsSomewhere(p) {
+				spec.Walkers = append(spec.Walkers, []string{n, p})
+			}
 		}
 		if len(spec.Walkers) == 0 {
 			return usageErr("no walker runs on the campaign's JDKs: see walkfuzz walkers, or pass --walkers")
@@ -129,7 +127,7 @@ func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 			}
 		}
 		if j, err := resolve(s); err == nil {
-			not = append(not, runner.RefusedFlags(j)...) // drawn flags it refuses: left out of its episodes
+			not = append(not, probe.RefusedFlags(j)...) // drawn flags it refuses: left out of its episodes
 		}
 		if len(not) > 0 && s != "" {
 			if spec.Unsupported == nil {

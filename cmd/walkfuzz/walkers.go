@@ -10,6 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+
+	// The out-of-process walkers' sessions register themselves (harness/outproc): one line
+	// each, for every walker of that kind in harness/walker's registry.
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ebpfsession"
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
 )
 
 func walkersCmd() *cobra.Command {
@@ -19,7 +24,7 @@ func walkersCmd() *cobra.Command {
 		Use:   "walkers",
 		Short: "The walker × JDK table: whether each walker runs on each JDK here (probed for real), and why not",
 		Long: `The walker × JDK table. Each cell is "yes" or a footnote with the reason: first the JDK's own
-facts (jdk.WalkerUnsupported: libjvm's exports, the VM, the runtime image's modules and tools),
+facts, as the walker registry judges them (libjvm's exports, the VM, the runtime image's modules and tools),
 then a probe that starts the JVM with the walker. Columns: one JDK per major version found (the
 one --jdk MAJOR picks), or --jdks a,b,... (versions, majors, paths), or --jdk X alone.`,
 		Args: cobra.NoArgs,

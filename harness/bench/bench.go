@@ -20,7 +20,6 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
-	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 )
 
 // Metric is one row of bench.json.
@@ -118,7 +117,7 @@ func (s *suite) reader() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	v, err := samplelog.MeasureReaderThroughput(dir, 2_000_000)
+	v, err := measureReader(dir, 2_000_000)
 	if err != nil {
 		s.fail("reader_records_per_s", err)
 		return

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/harness/outproc"
+	"github.com/walkfuzz/walkfuzz/harness/outproc/ebpfsession"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 )
@@ -31,7 +31,7 @@ type EBPFMeasurement struct {
 	JVMCPUs       float64             `json:"jvm_cpus"`
 	ExpectedPerS  float64             `json:"expected_per_s"`
 	Stats         ebpf.Stats          `json:"stats"`
-	Summary       outproc.EBPFSummary `json:"summary"`
+	Summary       ebpfsession.Summary `json:"summary"`
 	SymbolizedPct float64             `json:"symbolized_pct"` // samples fully symbolized
 	OKPct         float64             `json:"ok_pct"`         // samples that reached a thread root
 	// RecurseFrames is the mean number of CallChain.recurse JIT frames per sample: the deep
@@ -98,7 +98,7 @@ func measureEBPF(ctx context.Context, j jdk.JDK, freqHz, maxDepth, recursion int
 	if err != nil {
 		return m, err
 	}
-	m.Summary = outproc.ClassifyEBPF(s.Samples(), sym, m.Stats.Depth)
+	m.Summary = ebpfsession.Classify(s.Samples(), sym, m.Stats.Depth)
 	m.RequestedPerS = float64(freqHz * min(m.Threads, m.Stats.CPUs))
 	if n := float64(m.Summary.Samples); n > 0 {
 		m.SymbolizedPct = 100 * float64(m.Summary.FullySymbolized) / n

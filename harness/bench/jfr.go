@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
 	"os"
 	"runtime"
 	"strconv"
@@ -50,7 +51,7 @@ type JFRRates struct {
 	JDKMajor int                 `json:"jdk_major"`
 	Threads  int                 `json:"threads"`
 	Plan     jfr.Plan            `json:"plan"`
-	Summary  *outproc.JFRSummary `json:"summary"`
+	Summary  *jfrsession.Summary `json:"summary"`
 	Events   map[string]JFRRate  `json:"events"`
 }
 
@@ -70,7 +71,7 @@ func measureJFRRates(ctx context.Context, j jdk.JDK, intervalUs int, d time.Dura
 	if r.Plan, err = runDepths(ctx, j, intervalUs, jfr.DefaultDepth, dir, d, depths...); err != nil {
 		return r, err
 	}
-	if r.Summary, err = outproc.ParseJFR(j.Tool("jfr"), r.Plan.Recording, outproc.RootKeys(depthsRoot)); err != nil {
+	if r.Summary, err = jfrsession.Parse(j.Tool("jfr"), r.Plan.Recording, outproc.RootKeys(depthsRoot)); err != nil {
 		return r, err
 	}
 	for _, ev := range r.Plan.Events {

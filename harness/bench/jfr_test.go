@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func TestJFRDepthsJVM(t *testing.T) {
 			if files := plan.Files(); len(files) != 1 || files[0] != plan.Recording {
 				t.Errorf("Files() = %v, want the dump %s", files, plan.Recording)
 			}
-			sum, err := outproc.ParseJFR(j.Tool("jfr"), plan.Recording, outproc.RootKeys(depthsRoot))
+			sum, err := jfrsession.Parse(j.Tool("jfr"), plan.Recording, outproc.RootKeys(depthsRoot))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
-var record = flag.Bool("record", false, "record walkers/jfr/testdata/jdk*.jfr and harness/outproc/testdata/jdk*.json again (needs the JDKs)")
+var record = flag.Bool("record", false, "record walkers/jfr/testdata/jdk*.jfr and harness/outproc/jfrsession/testdata/jdk*.json again (needs the JDKs)")
 
 // jfrGoldens are the recordings harness/outproc's golden tests classify: depths threads 7,
 // 8 and 9 frames deep under a stack depth of 8, so one thread of each is complete, exactly
@@ -56,7 +56,7 @@ func TestRecordJFRGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("../outproc/testdata/"+g.name+".json", excerpt(t, raw), 0o644); err != nil {
+		if err := os.WriteFile("../outproc/jfrsession/testdata/"+g.name+".json", excerpt(t, raw), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

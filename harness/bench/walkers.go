@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
@@ -182,12 +181,12 @@ func (s *suite) campaign() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	if v, err := campaign.MeasureStoreWrite(dir); err != nil {
+	if v, err := measureStoreWrite(dir, 2000); err != nil {
 		s.fail("store_write_per_run_us", err)
 	} else {
 		s.add(Metric{Name: "store_write_per_run_us", Value: v, Unit: "µs"})
 	}
-	if v, err := campaign.MeasureReport(dir, 10000); err != nil {
+	if v, err := measureReport(dir, 10000); err != nil {
 		s.fail("report_seconds_10000_runs", err)
 	} else {
 		s.add(Metric{Name: "report_seconds_10000_runs", Value: v, Unit: "s"})

@@ -114,6 +114,12 @@ func (c *Classifier) Classify(r *samplelog.Record) (class, reason string) {
 	return class, reason
 }
 
+// ErrorClass is the class of r's failed walk, error:<name> with its walker's code names:
+// other checks name a walker's errors with it, as the classes do.
+func (c *Classifier) ErrorClass(r *samplelog.Record) string {
+	return c.walker(r.Walker).errorClass(r.Result)
+}
+
 // memoFrames: classify reuses a passing frame's verdict for an equal frame further down.
 // Off only in the test that checks both ways agree.
 var memoFrames = true

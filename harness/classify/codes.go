@@ -12,11 +12,7 @@ import (
 // CodeNamer names a walker's result code (<= 0); "" when the code is unknown.
 type CodeNamer func(code int32) string
 
-// asgctCodes are AsyncGetCallTrace's num_frames codes, 0 down to -10 (forte.cpp).
-var asgctCodes = [...]string{
-	"no_Java_frame", "no_class_load", "GC_active", "unknown_not_Java", "not_walkable_not_Java",
-	"unknown_Java", "not_walkable_Java", "unknown_state", "thread_exit", "deopt", "safepoint",
-}
+//go:generate go run ./gen ../../walkers/include/wf_asgct_codes.h asgct_codes.go
 
 // ASGCTCodeName names AsyncGetCallTrace's codes; it is the default for the asgct walker.
 func ASGCTCodeName(code int32) string {

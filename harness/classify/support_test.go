@@ -16,12 +16,14 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
+// The table itself is the agent's (gen's staleness test); here only what lies outside it, and
+// forte.cpp's two most common codes as a check on the generated indexing.
 func TestASGCTCodeName(t *testing.T) {
-	want := map[int32]string{0: "no_Java_frame", -1: "no_class_load", -2: "GC_active", -3: "unknown_not_Java",
-		-4: "not_walkable_not_Java", -5: "unknown_Java", -6: "not_walkable_Java", -7: "unknown_state",
-		-8: "thread_exit", -9: "deopt", -10: "safepoint", -11: "", 1: ""}
-	for code, name := range want {
-		assert.Equal(t, name, ASGCTCodeName(code), "code %d", code)
+	assert.Equal(t, "no_Java_frame", ASGCTCodeName(0))
+	assert.Equal(t, "unknown_Java", ASGCTCodeName(-5))
+	assert.Equal(t, "safepoint", ASGCTCodeName(-10))
+	for _, code := range []int32{1, -11, -1000} {
+		assert.Empty(t, ASGCTCodeName(code), "code %d", code)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/buildinfo"
 	"github.com/walkfuzz/walkfuzz/harness/crash"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 )
 
@@ -92,9 +93,8 @@ func logPath(r *results.Results, f *results.Finding) string {
 	return filepath.Join(r.RunDir, f.Log)
 }
 
-// TailFile is the run directory's rendering of the last walks before a crash or hang
-// (written by the runner from the sample log, which survives the JVM).
-const TailFile = "last_walks.txt"
+// TailFile is the run directory's rendering of the last walks before a crash or hang.
+const TailFile = finding.TailFile
 
 // saveTail keeps the last walks of an occurrence beside its episode, as tails/<seed>.txt.
 func saveTail(dir, seed, runDir string) error {

@@ -1,7 +1,7 @@
 package episode
 
 import (
-	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -228,32 +228,27 @@ func Derive(seed Seed, p Pins) Episode {
 	return e
 }
 
-// ReadFaultsApply reports whether read-fault injection reaches one of the walkers: the
-// vmstructs walker (its protected reads) or a plugin (the agent's safe_read).
+// ReadFaultsApply reports whether read-fault injection reaches one of the walkers (the
+// registry's walker.TakesReadFaults).
 func ReadFaultsApply(walkers []string) bool {
-	for _, w := range walkers {
-		if w == walker.VMStructs || walker.IsPlugin(w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(walkers, walker.TakesReadFaults)
 }
 
-// DefectPluginPrefix starts the file name of the planted-defect plugins of walkfuzz selftest
-// (bin/libwfdefect-<name>.so): ASGCT wrapped with a defect, so they walk only in the handler.
-const DefectPluginPrefix = "libwfdefect-"
-
 // RemoteWalksApply reports whether one of the walkers can walk a thread other than the
-// caller (the agent's remote_pct): the vmstructs walker or a plugin, except the planted-defect
-// plugins. A third party's plugin that does not set WF_WALKER_REMOTE walks in the handler
-// regardless: the agent asks each walker.
+// caller, the agent's remote_pct (the registry's walker.WalksRemotely).
 func RemoteWalksApply(walkers []string) bool {
-	for _, w := range walkers {
-		if w == walker.VMStructs || walker.IsPlugin(w) && !strings.HasPrefix(filepath.Base(w), DefectPluginPrefix) {
-			return true
+	return slices.ContainsFunc(walkers, walker.WalksRemotely)
+}
+
+// AgentWalkers are the walkers among ws the agent runs (all but the out-of-process ones).
+func AgentWalkers(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if walker.PlacementOf(w) != walker.OutOfProcess {
+			out = append(out, w)
 		}
 	}
-	return false
+	return out
 }
 
 // PerturbsWorkload reports whether the workload runs the JIT-forcing and redefinition

@@ -1,7 +1,7 @@
 package jdk
 
 import (
-	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,46 +86,15 @@ func (j JDK) Lacks() []string {
 	return out
 }
 
-// WalkerUnsupported says why a walker cannot run on j from the JDK's own facts, or nil when
-// the facts allow it (the runner's probe may still refuse it: it starts a JVM). Walkers it
-// knows nothing about are nil. The walker registry asks this; `walkfuzz walkers` prints it.
-func WalkerUnsupported(j JDK, walker string) error {
-	why := ""
-	switch walker {
-	case "asgct":
-		if !j.HasASGCT {
-			why = "libjvm does not export AsyncGetCallTrace"
-		}
-	case "vmstructs":
-		switch {
-		case j.Zero():
-			why = "the Zero VM has no JavaFrameAnchor::_last_Java_fp and no compiled frames"
-		case !j.HasVMStructs:
-			why = "libjvm does not export gHotSpotVMStructs"
-		case j.Major < 11:
-			why = "the walker's layout starts at JDK 11 (interpreter frame slots, debug info)"
-		}
-	case "ebpf":
-		switch {
-		case j.Major < 17:
-			why = "the walker names JIT code from jcmd Compiler.perfmap, which JDK 17 added (JDK 11 answers \"Unknown diagnostic command\")"
-		case !j.HasTool("jcmd"):
-			why = "no jcmd tool to dump the perf map that names JIT code"
-		}
-	case "jfr":
-		switch {
-		case j.Zero():
-			why = "the Zero VM is built without JFR"
-		case !j.HasModule("jdk.jfr"):
-			why = "the runtime image has no module jdk.jfr"
-		case !j.HasTool("jfr") && j.Borrowed["jfr"] == "":
-			why = "no jfr tool here or in another JDK found to read its recordings"
-		}
+// WalkerFacts is what the walker registry judges j by (walker.Unsupported): the registry
+// owns every rule, this only reports what the JDK has. Tools lent by another JDK count.
+func (j JDK) WalkerFacts() walker.JDK {
+	tools := append([]string{}, j.Tools...)
+	for t := range j.Borrowed {
+		tools = append(tools, t)
 	}
-	if why == "" {
-		return nil
-	}
-	return fmt.Errorf("unsupported: JDK %s (%s, %s): %s", j.Name(), j.Origin, j.Path, why)
+	return walker.JDK{Version: j.Version, Path: j.Path, Major: j.Major, Zero: j.Zero(), ASGCT: j.HasASGCT,
+		VMStructs: j.HasVMStructs, StackAPI: j.StackAPI != "", Modules: j.Modules, Tools: tools}
 }
 
 // origin tells where the build at home came from: its .walkfuzz-origin file (the package

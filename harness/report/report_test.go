@@ -131,13 +131,6 @@ func TestEmptyStoreStillRenders(t *testing.T) {
 	assert.Contains(t, string(page), "No runs in the store yet")
 }
 
-func TestMeasure(t *testing.T) {
-	secs, err := Measure(t.TempDir(), 2000)
-	require.NoError(t, err)
-	assert.Greater(t, secs, 0.0)
-	t.Logf("report for 2000 runs: %.3fs", secs)
-}
-
 func TestNanos(t *testing.T) {
 	for ns, want := range map[uint64]string{0: "—", 950: "950ns", 1500: "1.5µs", 12_345_678: "12.3ms"} {
 		assert.Equal(t, want, Nanos(ns))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/buildinfo"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
@@ -175,6 +176,14 @@ type Results struct {
 	RunDir       string                                  `json:"run_dir"`
 	Episode      episode.Episode                         `json:"episode"`
 	Extra        map[string]json.RawMessage              `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
+}
+
+// NoteUnwritten records in the notes a side file (examples, thread dump, walk tail) that
+// could not be written: the run's result stands, the evidence is missing.
+func (r *Results) NoteUnwritten(err error) {
+	if err != nil {
+		r.Notes = append(r.Notes, "not written: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
 }
 
 // Finding reports whether the run is a crash or hang (exit code 1).

@@ -15,21 +15,15 @@ import (
 
 // Files in a run directory.
 const (
-	SampleLog          = "samples.bin"
-	MethodTable        = "methods.tsv"
-	AgentConf          = "agent.conf"
-	RootsFile          = "roots.txt"
-	Stdout             = "stdout.txt"
-	Stderr             = "stderr.txt"
-	ThreadDump         = "threaddump.txt"
-	TaskSnap           = "tasks.txt"
-	EpisodeFile        = "episode.json"
-	Examples           = "examples.json"
-	CodesFile          = "codes.tsv"
-	KnownStacks        = "known_stacks.tsv"
-	KnownStackExamples = "known_stack_examples.json"
-	DiffExamples       = "differential_examples.json"
-	ReferenceExamples  = "reference_examples.json"
+	SampleLog   = "samples.bin"
+	MethodTable = "methods.tsv"
+	AgentConf   = "agent.conf"
+	RootsFile   = "roots.txt"
+	Stdout      = "stdout.txt"
+	Stderr      = "stderr.txt"
+	EpisodeFile = "episode.json"
+	CodesFile   = "codes.tsv"
+	KnownStacks = "known_stacks.tsv"
 )
 
 // agentConfig renders the agent's key=value configuration for an episode.
@@ -39,7 +33,7 @@ func agentConfig(dir string, e *episode.Episode) string {
 	kv("log", filepath.Join(dir, SampleLog))
 	kv("methods", filepath.Join(dir, MethodTable))
 	kv("codes", filepath.Join(dir, CodesFile))
-	kv("walkers", strings.Join(inProcess(e.Walkers), ","))
+	kv("walkers", strings.Join(episode.AgentWalkers(e.Walkers), ","))
 	kv("mode", e.Signals.Mode)
 	kv("interval_ns", int64(e.Signals.IntervalUs)*1000)
 	kv("jitter_pct", e.Signals.JitterPct)

@@ -3,9 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"strings"
-
-	"github.com/walkfuzz/walkfuzz/harness/results"
 )
 
 // UsageError is bad input or setup the user can fix (exit code 2): a bad flag or name, a
@@ -30,11 +27,3 @@ func Usagef(format string, a ...any) error {
 }
 
 func usage(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
-
-// noteUnwritten records in the run's notes a side file (examples, thread dump, walk tail)
-// that could not be written: the run's result stands, the evidence is missing.
-func noteUnwritten(res *results.Results, err error) {
-	if err != nil {
-		res.Notes = append(res.Notes, "not written: "+strings.ReplaceAll(err.Error(), "\n", "; "))
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/collect"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
@@ -32,7 +33,7 @@ func CommandLine(e episode.Episode, j jdk.JDK, dir string, opt Options) (conf, c
 	}
 	abs, _ := filepath.Abs(dir)
 	var out outside
-	extra, err := out.prepare(&e, j, abs)
+	extra, err := out.prepare(&e, j, abs, collect.New(abs, &e, collect.Files{}, nil))
 	if err != nil {
 		return "", "", err
 	}

@@ -15,15 +15,11 @@ import (
 
 	psprocess "github.com/shirou/gopsutil/v4/process"
 
-	"github.com/walkfuzz/walkfuzz/harness/crash"
-	"github.com/walkfuzz/walkfuzz/harness/episode"
-	"github.com/walkfuzz/walkfuzz/harness/hang"
+	"github.com/walkfuzz/walkfuzz/harness/collect"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
-	"github.com/walkfuzz/walkfuzz/harness/signalmode"
 )
-
-func taskSnapshot(pid int) (string, error) { return hang.TakeSnapshot(pid) }
 
 // decideOutcome: hang (we stopped it), crash (hs_err or death by signal), jvm-error
 // (non-zero exit), harness-error (the agent refused its configuration), else ok.
@@ -40,27 +36,19 @@ func decideOutcome(res *results.Results, dir string, p *process, h samplelog.Hea
 	if sig != 0 {
 		res.ExitSignal = sig.String()
 	}
-	logs := crash.FindLogs(dir)
-	switch {
+	switch crashed := finding.Crash(dir); {
 	case hangReason != "":
 		res.Outcome = results.Hang
 		res.Reason = hangReason
-		dump, _ := os.ReadFile(filepath.Join(dir, ThreadDump))
-		snap, _ := os.ReadFile(filepath.Join(dir, TaskSnap))
-		r := hang.Parse(dump, snap)
-		res.Hang = &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: ThreadDump}
-	case len(logs) > 0:
+		res.Hang = finding.Hang(dir)
+	case crashed != nil:
 		res.Outcome = results.Crash
-		data, _ := os.ReadFile(logs[0])
-		r := crash.Parse(data)
-		rel, _ := filepath.Rel(dir, logs[0])
-		res.Crash = &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: rel, Corrupted: r.Corrupted}
+		res.Crash = crashed
 		res.Reason = "hs_err log written"
 	case sig != 0 && sig.String() != "killed":
 		res.Outcome = results.Crash
-		title := "killed by " + sig.String() + " without an hs_err log"
-		res.Crash = &results.Finding{Title: title, Bucket: crash.BucketOf(title)}
-		res.Reason = title
+		res.Crash = finding.Killed(sig.String())
+		res.Reason = res.Crash.Title
 	case h.AgentState == samplelog.StateFailed || h.AgentState == samplelog.StateCreated:
 		res.Outcome = results.HarnessError
 		res.Reason = agentFailure(dir, h)
@@ -83,52 +71,6 @@ func agentFailure(dir string, h samplelog.Header) string {
 		}
 	}
 	return "the JVM never loaded the agent: see " + filepath.Join(dir, Stderr)
-}
-
-func fillSignals(res *results.Results, e *episode.Episode, h samplelog.Header, log *samplelog.Log) {
-	res.Signals = results.Signals{
-		IntervalUs: e.Signals.IntervalUs,
-		Mode:       e.Signals.Mode,
-		Requested:  h.Requested,
-		Delivered:  h.Delivered,
-		Walked:     h.Walked,
-		Overruns:   h.Overruns,
-		NoThread:   h.NoThread,
-		Nested:     h.Nested,
-		// Read faults are folded by the agent's service thread (a tick old after a crash).
-		ReadFaultsInjected: h.ReadFaultsInjected,
-		NestedWalked:       h.NestedWalked,
-		RemoteWalks:        h.RemoteWalks,
-		RemoteBusy:         h.RemoteBusy,
-		RemoteTimeout:      h.RemoteTimeout,
-		CPURestarts:        h.CPURestarts,
-	}
-	if h.Requested > 0 {
-		res.Signals.Fidelity = float64(h.Delivered) / float64(h.Requested)
-	}
-	if h.CPUUserOnly {
-		res.Signals.CPUUserOnly = true
-		res.Signals.Note = signalmode.UserOnlyNote
-	}
-	if e.Signals.Mode == "cpu-timer" {
-		res.Signals.Note = "cpu-timer signals fire only at scheduler ticks (CONFIG_HZ): expirations between ticks are merged and counted as overruns"
-	}
-	// The thread table is authoritative: the header's totals are folded from it by the
-	// agent's service thread and may be a tick old after a crash.
-	var req, del, walked, over uint64
-	for _, t := range log.Threads() {
-		res.Threads = append(res.Threads, results.Thread{Tid: t.Tid, Name: t.Name, Requested: t.Requested,
-			Delivered: t.Delivered, Walked: t.Walked, Shed: t.Shed, CPUNs: t.CPUNs, HandlerNs: t.HandlerNs})
-		req, del, walked, over = req+t.Requested, del+t.Delivered, walked+t.Walked, over+t.Overruns
-		res.Signals.Shed += t.Shed
-	}
-	if del > 0 {
-		res.Signals.Requested, res.Signals.Delivered, res.Signals.Walked, res.Signals.Overruns = req, del, walked, over
-	}
-	if res.Signals.Requested > 0 {
-		res.Signals.Fidelity = float64(res.Signals.Delivered) / float64(res.Signals.Requested)
-	}
-	res.Log.Dropped = h.DroppedRecords
 }
 
 var throughputRe = regexp.MustCompile(`^walkfuzz-throughput: (\d+) ops in (\d+) ms`)
@@ -163,7 +105,6 @@ func readWorkloadOutput(res *results.Results, dir string) {
 }
 
 // crashing: the JVM has begun an hs_err log in the run directory (-XX:ErrorFile).
-func crashing(dir string) bool { return len(crash.FindLogs(dir)) > 0 }
 
 // handlerLoad is what the thread table says about the handlers at one moment.
 type handlerLoad struct {
@@ -181,7 +122,7 @@ type handlerLoad struct {
 // clears handler_since then (seen as a false "walk has not returned" on a JVM whose exit was
 // slowed by I/O on a loaded machine).
 func takeHandlerLoad(log *samplelog.Log, pid int) handlerLoad {
-	l := handlerLoad{at: time.Now(), mono: monoNow()}
+	l := handlerLoad{at: time.Now(), mono: collect.MonoNow()}
 	for _, t := range log.Threads() {
 		l.delivered += t.Delivered
 		l.handlerNs += t.HandlerNs

@@ -4,29 +4,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/walkfuzz/walkfuzz/harness/collect"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/results"
-	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
-
-// Walkers that do not run in our agent.
-const (
-	EBPF = walker.EBPF
-	JFR  = walker.JFR
-)
-
-// inProcess are the walkers the agent runs in its handler.
-func inProcess(ws []string) []string {
-	var out []string
-	for _, w := range ws {
-		if walker.PlacementOf(w) != walker.OutOfProcess {
-			out = append(out, w)
-		}
-	}
-	return out
-}
 
 // outside drives the out-of-process walkers of one run (harness/outproc's sessions), and
 // the recording the jvmti walker's JFR variant needs.
@@ -36,19 +19,20 @@ type outside struct {
 	// they had their last tick after the JVM exited.
 	session []outproc.Session
 	stopped bool
-	reqs    *jvmtiRequests // the jvmti walker's JFR variant
 }
 
-// prepare checks what the out-of-process walkers need and returns extra JVM flags.
-func (o *outside) prepare(e *episode.Episode, j jdk.JDK, dir string) ([]string, error) {
-	flags, reqs, err := jvmtiJFRFlags(e, j, dir)
+// prepare checks what the out-of-process walkers need and returns extra JVM flags, after
+// those col needs (the jvmti walker's JFR variant).
+func (o *outside) prepare(e *episode.Episode, j jdk.JDK, dir string, col *collect.Collector) ([]string, error) {
+	flags, err := col.Prepare(j)
 	if err != nil {
 		return nil, err
 	}
-	o.reqs = reqs
 	o.env = outproc.Env{Episode: e, JDK: j, Dir: dir,
 		MethodTable: filepath.Join(dir, MethodTable), RootsFile: filepath.Join(dir, RootsFile)}
-	o.session = outproc.For(e.Walkers)
+	if o.session, err = outproc.For(e.Walkers); err != nil {
+		return nil, err
+	}
 	for _, s := range o.session {
 		f, err := s.Prepare(&o.env)
 		if err != nil {

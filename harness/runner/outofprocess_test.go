@@ -3,6 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ebpfsession"
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -104,12 +108,12 @@ func runOnLoops(t *testing.T, walker string, check func(j jdk.JDK) error, after 
 }
 
 func TestJFROnLoopsJVM(t *testing.T) {
-	runOnLoops(t, JFR, func(jdk.JDK) error { return nil }, nil)
+	runOnLoops(t, walker.JFR, func(jdk.JDK) error { return nil }, nil)
 }
 
 func TestEBPFOnLoopsJVM(t *testing.T) {
-	runOnLoops(t, EBPF, func(j jdk.JDK) error {
-		if err := ProbeWalker(j, EBPF); err != nil {
+	runOnLoops(t, walker.EBPF, func(j jdk.JDK) error {
+		if err := probe.Walker(j, walker.EBPF); err != nil {
 			return fmt.Errorf("ebpf: %w", err)
 		}
 		return nil

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"path/filepath"
 	"testing"
 
@@ -11,20 +13,6 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/results"
 )
 
-// On Zero, JFR, vmstructs and ZGC are refused up front with a reason; the rest are probed.
-func TestZeroUnsupported(t *testing.T) {
-	zero := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1-zero", VM: "zero"}
-	server := jdk.JDK{Version: "17.0.21.1", Path: "/x/17.0.21.1", VM: "server"}
-	assert.ErrorContains(t, zeroUnsupported(zero, []string{JFR}), "unsupported: the Zero VM (JDK 17.0.21.1 at /x/17.0.21.1-zero) is built without JFR")
-	assert.ErrorContains(t, zeroUnsupported(zero, []string{"asgct", "vmstructs"}), "unsupported: the Zero VM")
-	for _, w := range []string{"asgct", "jvmti-emulated", EBPF, "plugin:/lib.so"} {
-		assert.NoError(t, zeroUnsupported(zero, []string{w}), w)
-	}
-	assert.ErrorContains(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-Xmx512m", "-XX:+UseZGC"}), "has no ZGC")
-	assert.NoError(t, zeroUnsupported(zero, []string{"asgct"}, []string{"-XX:+UseSerialGC", "-XX:+PreserveFramePointer"}))
-	assert.NoError(t, zeroUnsupported(server, []string{JFR, "vmstructs"}, []string{"-XX:+UseZGC"}))
-}
-
 // On a real Zero VM (scripts/setup.sh --jdk-builds): ASGCT walks it, with known stacks
 // matching; vmstructs and jfr are refused by name before a JVM starts.
 func TestZeroVM(t *testing.T) {
@@ -32,14 +20,14 @@ func TestZeroVM(t *testing.T) {
 	if err != nil {
 		t.Skip("no Zero VM: run scripts/setup.sh --jdk-builds")
 	}
-	for _, w := range []string{"vmstructs", JFR} {
+	for _, w := range []string{"vmstructs", walker.JFR} {
 		e := testEpisode("recursion", 2000)
 		e.Walkers = []string{w}
 		_, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
 		var ue *UsageError
 		require.ErrorAs(t, err, &ue, w)
 		assert.Contains(t, err.Error(), "unsupported: the Zero VM", w)
-		assert.ErrorContains(t, ProbeWalker(j, w), "unsupported: the Zero VM", w)
+		assert.ErrorContains(t, probe.Walker(j, w), "unsupported: the Zero VM", w)
 	}
 	e := testEpisode("recursion", 3000)
 	e.Walkers = []string{"asgct"}

@@ -10,18 +10,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/collect"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
-	"github.com/walkfuzz/walkfuzz/harness/knownstack"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
-	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Options tune the harness, not the episode.
@@ -35,7 +35,7 @@ type Options struct {
 	DacapoJar, RenaissanceJar string
 	// DoctorStacks, when set, rewrites the recorded known stacks before walks are compared
 	// with them: tests use it to prove the oracle reports a wrong stack.
-	DoctorStacks func(knownstack.Stacks)
+	DoctorStacks collect.Doctor
 }
 
 // Run executes the episode on the JDK and returns its results. An error is returned only
@@ -49,19 +49,8 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err != nil {
 		return nil, usage("%v", err)
 	}
-	if !j.HasASGCT && slices.Contains(e.Walkers, walker.ASGCT) {
-		return nil, usage("JDK %s at %s does not export AsyncGetCallTrace: pick another with --jdk", j.Version, j.Path)
-	}
-	if err := zeroUnsupported(j, e.Walkers, e.JVMFlags); err != nil {
-		return nil, usage("%v", err)
-	}
-	for _, w := range e.Walkers { // the JDK's own facts: modules, tools, exports (harness/jdk)
-		if err := jdk.WalkerUnsupported(j, w); err != nil {
-			return nil, usage("%v", err)
-		}
-	}
-	if j.StackAPI == "" && slices.Contains(e.Walkers, walker.JVMTI) {
-		return nil, usage("unsupported: JDK %s at %s lacks the proposed JVMTI stack-trace API (OpenJDK PR 29067): use --walker jvmti-emulated, or a JDK that `walkfuzz jdks` lists with one", j.Version, j.Path)
+	if err := probe.Unsupported(j, e.Walkers, e.JVMFlags); err != nil {
+		return nil, usage("%v: pick another JDK with --jdk", err)
 	}
 	if opt.HangTimeout == 0 {
 		opt.HangTimeout = 10 * time.Second
@@ -81,8 +70,10 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 	if err != nil {
 		return nil, usage("%v", err)
 	}
+	col := collect.New(dir, &e, collect.Files{Methods: filepath.Join(dir, MethodTable), Codes: filepath.Join(dir, CodesFile),
+		Roots: filepath.Join(dir, RootsFile), KnownStacks: filepath.Join(dir, KnownStacks)}, opt.DoctorStacks)
 	var out outside
-	extra, err := out.prepare(&e, j, dir)
+	extra, err := out.prepare(&e, j, dir, col)
 	if err != nil {
 		if created {
 			os.RemoveAll(dir)
@@ -102,7 +93,7 @@ func Run(ctx context.Context, e episode.Episode, j jdk.JDK, opt Options) (*resul
 		}
 		return nil, Usagef("cannot prepare run directory %s: %w", dir, err)
 	}
-	res, err := execute(ctx, dir, e, j, args, opt, &out)
+	res, err := execute(ctx, dir, e, j, args, opt, &out, col)
 	var ue *UsageError
 	if created && errors.As(err, &ue) {
 		os.RemoveAll(dir) // refused (e.g. by the agent): nothing half-written stays behind
@@ -185,7 +176,7 @@ func (p *process) exited() bool {
 	}
 }
 
-func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args []string, opt Options, out *outside) (*results.Results, error) {
+func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args []string, opt Options, out *outside, col *collect.Collector) (*results.Results, error) {
 	res := &results.Results{
 		Seed:      e.Seed,
 		Walkers:   e.Walkers,
@@ -216,12 +207,8 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	// Deep walks' frames go back to the reader once judged (samplelog/recycle.go): the
 	// collector, the differential and the reference oracle take and give back references.
 	log.RecycleFrames()
-	col := newCollector(dir, &e)
-	col.doctor = opt.DoctorStacks
-	col.reqs = out.reqs
-	col.startDrain(log)
-	defer col.drain.halt()
-	defer col.work.halt() // a cancelled run: the classifier may be mid-read, before log.Close
+	col.Start(log)
+	defer col.Halt()
 
 	// Generous: JVM start-up (-Xcomp is slow), the workload's own stop, and exit.
 	deadline := began.Add(e.Duration() + 30*time.Second + e.Duration()/2)
@@ -247,7 +234,7 @@ loop:
 			return nil, ctx.Err()
 		case <-tick.C:
 		}
-		col.read(log, false)
+		col.Read(log, false)
 		h := log.Header()
 		out.tick(proc.cmd.Process.Pid, sampling, &e, j, false)
 		if h.AgentState == samplelog.StateSampling && sampling.IsZero() {
@@ -264,7 +251,7 @@ loop:
 			lastBeat, lastBeatAt = h.HeartbeatCount, time.Now()
 			atBeat = takeHandlerLoad(log, proc.cmd.Process.Pid)
 		}
-		if crashing(dir) {
+		if finding.Crashing(dir) {
 			// The JVM is writing its hs_err log: a crash in progress, judged when it exits. A
 			// crash inside the handler leaves the thread's handler entry open while the log is
 			// written, and on a loaded machine that took longer than stuckWalk: a crash
@@ -321,12 +308,12 @@ loop:
 		}
 	}
 	if hangReason != "" {
-		noteUnwritten(res, collectHang(dir, proc))
+		res.NoteUnwritten(collectHang(dir, proc))
 	}
 	<-proc.done
 	out.tick(proc.cmd.Process.Pid, sampling, &e, j, true)
 	res.WallMs = time.Since(began).Milliseconds()
-	col.read(log, true)
+	col.Read(log, true)
 	if err := log.Err(); err != nil { // the mapping faulted: what was read is not the run
 		return nil, Usagef("%w", err)
 	}
@@ -339,14 +326,13 @@ loop:
 	if res.Outcome == results.HarnessError {
 		return nil, usage("%s", res.Reason)
 	}
-	if note := col.resolveRequests(j.Tool("jfr")); note != "" {
+	if note := col.Resolve(j.Tool("jfr")); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	col.finish(res, log)
+	col.Finish(res, log)
 	jvmOut, _ := os.ReadFile(filepath.Join(dir, Stderr))
 	stdout, _ := os.ReadFile(filepath.Join(dir, Stdout))
 	out.finish(res, dir, j, string(jvmOut)+string(stdout))
-	fillSignals(res, &e, h, log)
 	readWorkloadOutput(res, dir)
 	if err := res.Write(dir); err != nil {
 		return nil, Usagef("cannot write results.json in %s: %w", dir, err)
@@ -366,16 +352,16 @@ func collectHang(dir string, p *process) error {
 	case <-time.After(3 * time.Second):
 	}
 	var errs []error
-	if snap, err := taskSnapshot(pid); err == nil {
-		errs = append(errs, os.WriteFile(filepath.Join(dir, TaskSnap), []byte(snap), 0o644))
+	if snap, err := finding.TakeSnapshot(pid); err == nil {
+		errs = append(errs, os.WriteFile(filepath.Join(dir, finding.TaskSnap), []byte(snap), 0o644))
 	}
 	p.kill()
 	<-p.done
 	after, _ := os.ReadFile(filepath.Join(dir, Stdout))
 	if len(after) > len(before) {
-		errs = append(errs, os.WriteFile(filepath.Join(dir, ThreadDump), after[len(before):], 0o644))
+		errs = append(errs, os.WriteFile(filepath.Join(dir, finding.ThreadDump), after[len(before):], 0o644))
 	} else {
-		errs = append(errs, os.WriteFile(filepath.Join(dir, ThreadDump), nil, 0o644))
+		errs = append(errs, os.WriteFile(filepath.Join(dir, finding.ThreadDump), nil, 0o644))
 	}
 	return errors.Join(errs...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
@@ -136,8 +137,8 @@ func TestInjectedHangIsAHangFinding(t *testing.T) {
 	require.Equal(t, results.Hang, res.Outcome, res.Reason)
 	require.NotNil(t, res.Hang)
 	assert.NotEmpty(t, res.Hang.Title)
-	assert.FileExists(t, filepath.Join(dir, ThreadDump))
-	assert.FileExists(t, filepath.Join(dir, TaskSnap))
+	assert.FileExists(t, filepath.Join(dir, finding.ThreadDump))
+	assert.FileExists(t, filepath.Join(dir, finding.TaskSnap))
 	assert.Greater(t, res.Classes["asgct"]["ok"], uint64(0))
 }
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,10 +33,10 @@ import (
 // observations (docs/decisions.md, "Virtual threads").
 func TestVirtualThreads(t *testing.T) {
 	for _, j := range jdksUnderTest(t) {
-		for _, ws := range [][]string{{"asgct", "vmstructs"}, {JFR}} {
+		for _, ws := range [][]string{{"asgct", "vmstructs"}, {walker.JFR}} {
 			t.Run(fmt.Sprintf("jdk%s/%s", j.Version, strings.Join(ws, "+")), func(t *testing.T) {
-				if ws[0] == JFR {
-					if err := ProbeWalker(j, JFR); err != nil {
+				if ws[0] == walker.JFR {
+					if err := probe.Walker(j, walker.JFR); err != nil {
 						t.Skip(err)
 					}
 				}
@@ -46,7 +49,7 @@ func TestVirtualThreads(t *testing.T) {
 				vthreadChecks(t, res)
 
 				var vt map[string]*vtShares
-				if ws[0] == JFR {
+				if ws[0] == walker.JFR {
 					vt = jfrVirtualShares(t, dir, j)
 				} else {
 					vt = inProcessVirtualShares(t, dir)
@@ -384,7 +387,7 @@ func jfrVirtualShares(t *testing.T, dir string, j jdk.JDK) map[string]*vtShares 
 			class := walkclass.TruncatedShort
 			switch {
 			case smp.Failed:
-				class = outproc.JFRFailed
+				class = jfrsession.Failed
 			case smp.Stack.Truncated:
 				class = walkclass.TruncatedDepth
 			case len(smp.Stack.Frames) > 0:
@@ -403,7 +406,7 @@ func jfrVirtualShares(t *testing.T, dir string, j jdk.JDK) map[string]*vtShares 
 	return out
 }
 
-func outprocColumn(event string) string { return JFR + ":" + strings.TrimPrefix(event, "jdk.") }
+func outprocColumn(event string) string { return walker.JFR + ":" + strings.TrimPrefix(event, "jdk.") }
 
 // bottomNames is a stack's n bottom methods, bottom last.
 func bottomNames(st *jfr.Stack, n int) string {

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,11 +119,11 @@ func TestOutOfProcessWalkers(t *testing.T) {
 		t.Run("jdk"+j.Version, func(t *testing.T) {
 			e := testEpisode("recursion", 6000)
 			e.Walkers = []string{"asgct", "jfr"}
-			ebpfOK := ProbeWalker(j, EBPF) == nil
+			ebpfOK := probe.Walker(j, walker.EBPF) == nil
 			if ebpfOK {
-				e.Walkers = append(e.Walkers, EBPF)
+				e.Walkers = append(e.Walkers, walker.EBPF)
 			} else {
-				t.Logf("ebpf not run: %v", ProbeWalker(j, EBPF))
+				t.Logf("ebpf not run: %v", probe.Walker(j, walker.EBPF))
 			}
 			res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
 			require.NoError(t, err)
@@ -135,7 +137,7 @@ func TestOutOfProcessWalkers(t *testing.T) {
 				assert.Greater(t, res.Classes["asgct"]["ok"], uint64(100), "the agent moved off SIGPROF and still walks")
 			}
 			if ebpfOK {
-				assert.Greater(t, res.Classes[EBPF]["ok"], uint64(100), "%v", res.Classes[EBPF])
+				assert.Greater(t, res.Classes[walker.EBPF]["ok"], uint64(100), "%v", res.Classes[walker.EBPF])
 			}
 		})
 	}

@@ -33,7 +33,7 @@ var Unmodified = []string{walker.ASGCT, walker.VMStructs, Identity}
 var DefaultWorkloads = []string{"recursion", "lambdas", "loops"}
 
 // pluginPrefix names the built defect plugins: bin/libwfdefect-<name>.so.
-const pluginPrefix = episode.DefectPluginPrefix
+const pluginPrefix = walker.DefectPluginPrefix
 
 // Plugins finds the built defect plugins in bin, by defect name.
 func Plugins(bin string) (map[string]string, error) {

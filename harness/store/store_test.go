@@ -167,13 +167,6 @@ func TestCampaigns(t *testing.T) {
 	assert.Equal(t, "new", cs[0].ID)
 }
 
-func TestMeasureWrite(t *testing.T) {
-	us, err := MeasureWrite(t.TempDir(), 200)
-	require.NoError(t, err)
-	assert.Greater(t, us, 0.0)
-	t.Logf("store write: %.0f us per run", us)
-}
-
 func TestBucketsOutside(t *testing.T) {
 	s := open(t, "h.db")
 	for i, c := range []string{"old", "tonight"} {

@@ -2,8 +2,6 @@ package store
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/episode"
@@ -57,30 +55,4 @@ func Synthetic(campaign string, index int64, at time.Time) Run {
 		r.Bucket = "bhang0001"
 	}
 	return r
-}
-
-// MeasureWrite is the cost of writing one run into a fresh store in dir (microseconds per
-// run, each its own transaction as a campaign writes them).
-func MeasureWrite(dir string, runs int) (float64, error) {
-	path := filepath.Join(dir, "write-bench.db")
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		os.Remove(p)
-	}
-	s, err := Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	at := time.Now()
-	rows := make([]Run, runs)
-	for i := range rows {
-		rows[i] = Synthetic("bench", int64(i), at)
-	}
-	began := time.Now()
-	for _, r := range rows {
-		if err := s.AddRun(r); err != nil {
-			return 0, err
-		}
-	}
-	return float64(time.Since(began).Microseconds()) / float64(runs), nil
 }

@@ -6,9 +6,10 @@
 // A new walker is one line in registry below, plus its implementation: for an in-handler or
 // deferred walker a C file under walkers/<name>/ defining the struct wf_walker its entry's
 // Symbol names (`go generate ./harness/walker` writes the agent's table of built-in walkers,
-// walkers/core/walkers_table.h, from this registry; a test fails while it is stale); for an
-// out-of-process one its own package under walkers/ and the session harness/outproc
-// registers under the same name.
+// walkers/core/walkers_table.h, and the Makefile's list of the folders the agent links,
+// walkers/agent_walkers.mk, from this registry; a test fails while either is stale); for an
+// out-of-process one its own package under walkers/ and its session package
+// (harness/outproc/<name>session), which registers itself under the same name.
 package walker
 
 import (
@@ -56,13 +57,22 @@ type Walker struct {
 	// Columns: the walker reports one result column per kind of sample, named Name:<kind>,
 	// instead of one under its own name (jfr, per JFR event type).
 	Columns []Column
-	// ZeroVM says why the Zero VM cannot run it ("" when it can).
-	ZeroVM string
+	// Requires says why a JDK cannot run the walker ("" when it can); nil: any JDK.
+	Requires func(JDK) string
+	// ReadFaults: the agent's read-fault injection reaches the walker (TakesReadFaults).
+	ReadFaults bool
+	// Remote: the walker can walk another thread (WalksRemotely; WF_WALKER_REMOTE in C).
+	Remote bool
+	// Partner is the walker it is paired with in the default differential.
+	Partner string
 	// Pseudo entries name results that no --walker chooses (the reference oracle).
 	Pseudo bool
 	// Symbol is the struct wf_walker an in-process walker's C file defines, for the agent's
 	// table of built-in walkers.
 	Symbol string
+	// Source is the folder of an in-process walker's C, from the module root: the agent
+	// links exactly these folders besides its core (AgentMake).
+	Source string
 }
 
 // Column is one of a walker's per-kind result columns.
@@ -90,14 +100,14 @@ const PluginPrefix = "plugin:"
 // registry lists the walkers in display order (in-process first, then the JVM's own and the
 // kernel's; docs/decisions.md says why): terminal tables, the dashboard and help texts follow it.
 var registry = []Walker{
-	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4", Symbol: "wf_asgct_walker"},
-	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e", Symbol: "wf_vmstructs_walker",
-		ZeroVM: "has no JavaFrameAnchor::_last_Java_fp and no compiled frames: the vmstructs walker is for HotSpot's server VM"},
-	{Name: JVMTI, Placement: Deferred, Color: "#2ca02c", Symbol: "wf_jvmti_walker"},
-	{Name: JVMTIEmulated, Placement: Deferred, Color: "#98df8a", Symbol: "wf_jvmti_emulated_walker"},
-	{Name: JFR, Placement: OutOfProcess, Color: "#d62728", ZeroVM: "is built without JFR",
+	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4", Symbol: "wf_asgct_walker", Source: "walkers/asgct", Requires: needsASGCT, Partner: VMStructs},
+	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e", Symbol: "wf_vmstructs_walker", Source: "walkers/vmstructs", ReadFaults: true, Remote: true,
+		Requires: needsVMStructs},
+	{Name: JVMTI, Placement: Deferred, Color: "#2ca02c", Symbol: "wf_jvmti_walker", Source: "walkers/jvmti", Requires: needsStackAPI},
+	{Name: JVMTIEmulated, Placement: Deferred, Color: "#98df8a", Symbol: "wf_jvmti_emulated_walker", Source: "walkers/jvmti"},
+	{Name: JFR, Placement: OutOfProcess, Color: "#d62728", Requires: needsJFR,
 		Columns: []Column{{"jfr:ExecutionSample", "#d62728"}, {"jfr:CPUTimeSample", "#ff9896"}}},
-	{Name: EBPF, Placement: OutOfProcess, Color: "#9467bd"},
+	{Name: EBPF, Placement: OutOfProcess, Color: "#9467bd", Requires: needsPerfMap},
 	{Name: Reference, Placement: Deferred, Pseudo: true},
 }
 
@@ -164,12 +174,6 @@ func Base(name string) string {
 		return base
 	}
 	return name
-}
-
-// ZeroVMRefuses says why the Zero VM cannot run a walker, if it cannot.
-func ZeroVMRefuses(name string) (string, bool) {
-	w, ok := Lookup(name)
-	return w.ZeroVM, ok && w.ZeroVM != ""
 }
 
 // Label is the short name tables head a column with: a plugin by its file name.

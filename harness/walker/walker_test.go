@@ -1,6 +1,7 @@
 package walker
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
@@ -12,9 +13,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// Names are the registry's selectable walkers in its order: the agent's walkers first, then
+// the JVM's own and the kernel's (the display order), and the ones the harness special-cases.
 func TestNamesAreTheSelectableWalkersInDisplayOrder(t *testing.T) {
-	assert.Equal(t, []string{ASGCT, VMStructs, JVMTI, JVMTIEmulated, JFR, EBPF}, Names())
-	assert.NotContains(t, Names(), Reference, "the reference oracle is no --walker choice")
+	names := Names()
+	assert.Subset(t, names, []string{ASGCT, VMStructs, JVMTI, JVMTIEmulated, JFR, EBPF})
+	assert.NotContains(t, names, Reference, "the reference oracle is no --walker choice")
+	outside := false
+	for i, n := range names {
+		w, ok := Lookup(n)
+		require.True(t, ok, n)
+		if i > 0 {
+			assert.Less(t, Rank(names[i-1]), Rank(n), "%s is listed after %s", n, names[i-1])
+		}
+		if w.Placement == OutOfProcess {
+			outside = true
+		} else {
+			assert.False(t, outside, "in-process walker %s listed after an out-of-process one", n)
+		}
+	}
 }
 
 func TestParseList(t *testing.T) {
@@ -42,7 +59,7 @@ func TestParseSets(t *testing.T) {
 // Every refusal is one line that names the fix.
 func TestCheckNamesTheFix(t *testing.T) {
 	for name, want := range map[string]string{
-		"nosuch":                   `unknown walker "nosuch": use one of asgct, vmstructs, jvmti, jvmti-emulated, jfr, ebpf, or plugin:PATH`,
+		"nosuch":                   `unknown walker "nosuch": use one of ` + strings.Join(Names(), ", ") + `, or plugin:PATH`,
 		"":                         `unknown walker "": use one of`,
 		Reference:                  `unknown walker "reference"`,
 		"jfr:ExecutionSample":      `unknown walker "jfr:ExecutionSample"`,
@@ -85,8 +102,15 @@ func TestEveryWalkerIsPlacedAndColoured(t *testing.T) {
 			colours[c] = n
 		}
 	}
-	// Names the registry does not know keep one colour from chart to chart.
-	assert.Equal(t, Color("plugin:/a/libx.so"), Color("plugin:/a/libx.so"))
+	// Names the registry does not know take a colour no walker has, spread by name.
+	spread := map[string]bool{}
+	for i := range 10 {
+		c := Color(fmt.Sprintf("plugin:/a/lib%d.so", i))
+		assert.Contains(t, extraColors, c)
+		assert.NotContains(t, colours, c)
+		spread[c] = true
+	}
+	assert.Greater(t, len(spread), 1, "every plugin drawn in one colour")
 	assert.Regexp(t, `^#[0-9a-f]{6}$`, Color(Reference))
 }
 
@@ -126,14 +150,78 @@ func TestSortAsListed(t *testing.T) {
 	assert.Equal(t, []string{"jfr:CPUTimeSample", "jfr:ExecutionSample", "plugin:/x/libw.so", VMStructs, Reference}, names)
 }
 
-func TestLabelAndZero(t *testing.T) {
+func TestLabel(t *testing.T) {
 	assert.Equal(t, "plugin:libw.so", Label("plugin:/x/y/libw.so"))
 	assert.Equal(t, ASGCT, Label(ASGCT))
-	why, ok := ZeroVMRefuses(JFR)
-	assert.True(t, ok)
-	assert.Equal(t, "is built without JFR", why)
-	_, ok = ZeroVMRefuses(ASGCT)
-	assert.False(t, ok)
+}
+
+// Each walker says why a JDK cannot run it, from the JDK's facts alone.
+func TestUnsupported(t *testing.T) {
+	server := JDK{Version: "17.0.15", Path: "/jdk", Major: 17, ASGCT: true, VMStructs: true}
+	zero := server
+	zero.Zero = true
+	jre := server
+	jre.Modules = []string{"java.base", "java.logging"}
+	noASGCT := server
+	noASGCT.ASGCT = false
+	noTables := server
+	noTables.VMStructs = false
+	jdk11 := server
+	jdk11.Version, jdk11.Major = "11.0.13", 11
+	noTools := server
+	noTools.Tools = []string{"jstack"}
+	for _, tc := range []struct {
+		walker string
+		jdk    JDK
+		want   string // "" runs
+	}{
+		{ASGCT, server, ""},
+		{ASGCT, zero, ""},
+		{ASGCT, noASGCT, "JDK 17.0.15 does not export AsyncGetCallTrace"},
+		{VMStructs, server, ""},
+		{VMStructs, zero, "the Zero VM (JDK 17.0.15 at /jdk) has no JavaFrameAnchor::_last_Java_fp"},
+		{JVMTI, server, "JDK 17.0.15 lacks the proposed JVMTI stack-trace API"},
+		{JVMTI, JDK{StackAPI: true}, ""},
+		{JVMTIEmulated, zero, ""},
+		{JFR, server, ""},
+		{JFR, zero, "the Zero VM (JDK 17.0.15 at /jdk) is built without JFR"},
+		{JFR, jre, "JDK 17.0.15 is a runtime image without the jdk.jfr module"},
+		{VMStructs, noTables, "JDK 17.0.15 does not export gHotSpotVMStructs"},
+		{VMStructs, jdk11, ""},
+		{JFR, noTools, "JDK 17.0.15 has no jfr tool"},
+		{EBPF, zero, ""},
+		{EBPF, jdk11, "JDK 11.0.13 has no jcmd Compiler.perfmap (added in 17)"},
+		{EBPF, noTools, "JDK 17.0.15 has no jcmd tool"},
+		{"plugin:/x/libw.so", zero, ""},
+	} {
+		got := Unsupported(tc.walker, tc.jdk)
+		if tc.want == "" {
+			assert.Empty(t, got, "%s on %+v", tc.walker, tc.jdk)
+			assert.NoError(t, UnsupportedErr(tc.walker, tc.jdk))
+		} else {
+			assert.Contains(t, got, tc.want, tc.walker)
+			assert.ErrorContains(t, UnsupportedErr(tc.walker, tc.jdk), "unsupported: "+tc.want)
+		}
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		walker             string
+		readFaults, remote bool
+	}{
+		{ASGCT, false, false},
+		{VMStructs, true, true},
+		{JVMTIEmulated, false, false},
+		{JFR, false, false},
+		{"plugin:/x/libfpwalk.so", true, true},
+		{"plugin:/x/" + DefectPluginPrefix + "swap.so", true, false},
+	} {
+		assert.Equal(t, tc.readFaults, TakesReadFaults(tc.walker), tc.walker)
+		assert.Equal(t, tc.remote, WalksRemotely(tc.walker), tc.walker)
+	}
+	assert.Equal(t, VMStructs, Partner(ASGCT))
+	assert.Empty(t, Partner(JFR))
 }
 
 // The registry and the class vocabulary sit under every package that names a walker or a

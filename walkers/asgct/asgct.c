@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "wf_asgct_codes.h"
 #include "wf_walker.h"
 
 typedef struct {
@@ -43,20 +44,10 @@ static int asgct_walk(const struct wf_walk_ctx *ctx, struct wf_frame *frames, in
     return n;
 }
 
-static const char *const names[] = {
-    "no_Java_frame",         "no_class_load",      "GC_active",   "unknown_not_Java",
-    "not_walkable_not_Java", "unknown_Java",       "not_walkable_Java", "unknown_state",
-    "thread_exit",           "deopt",              "safepoint",
-};
-
-static const char *asgct_code_name(int code) {
-    return code <= 0 && code >= -10 ? names[-code] : NULL;
-}
-
 const struct wf_walker wf_asgct_walker = {
     .abi = WF_WALKER_ABI,
     .name = "asgct",
     .init = asgct_init,
     .walk = asgct_walk,
-    .code_name = asgct_code_name,
+    .code_name = wf_asgct_code_name,
 };

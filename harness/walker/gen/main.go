@@ -1,5 +1,5 @@
-// Command gen writes the agent's table of built-in walkers from the walker registry
-// (go generate ./harness/walker).
+// Command gen writes, from the walker registry, the agent's table of built-in walkers and
+// the Makefile's list of the folders the agent links (go generate ./harness/walker).
 package main
 
 import (
@@ -10,12 +10,14 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: gen OUTPUT.h")
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: gen TABLE.h AGENT.mk")
 		os.Exit(2)
 	}
-	if err := os.WriteFile(os.Args[1], walker.CTable(), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
-		os.Exit(1)
+	for i, out := range [][]byte{walker.CTable(), walker.AgentMake()} {
+		if err := os.WriteFile(os.Args[1+i], out, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
 	}
 }

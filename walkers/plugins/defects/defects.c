@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "wf_asgct_codes.h"
 #include "wf_walker.h"
 
 #ifndef WF_DEFECT
@@ -266,23 +267,12 @@ static int defect_walk(const struct wf_walk_ctx *ctx, struct wf_frame *frames, i
     return apply(name, frames, n, max_depth, h);
 }
 
-static const char *const asgct_names[] = {
-    "no_Java_frame",         "no_class_load",      "GC_active",   "unknown_not_Java",
-    "not_walkable_not_Java", "unknown_Java",       "not_walkable_Java", "unknown_state",
-    "thread_exit",           "deopt",              "safepoint",
-};
-
-/* The same names as ASGCT: a give-up reads as ASGCT's own unknown_Java. */
-static const char *defect_code_name(int code) {
-    return code <= 0 && code >= -10 ? asgct_names[-code] : NULL;
-}
-
 static const struct wf_walker walker = {
     .abi = WF_WALKER_ABI,
     .name = "defect-" WF_DEFECT,
     .init = defect_init,
     .walk = defect_walk,
-    .code_name = defect_code_name,
+    .code_name = wf_asgct_code_name, /* a give-up reads as ASGCT's own unknown_Java */
 };
 
 const struct wf_walker *walkfuzz_walker(void) { return &walker; }

@@ -1,4 +1,4 @@
-package runner
+package collect
 
 import (
 	"testing"

@@ -1,4 +1,7 @@
-package runner
+// Package jvmtijfr turns the jvmti walker's requests into walks on a JDK that offers the JFR
+// variant of OpenJDK's proposed JVMTI stack-trace API, where each trace arrives later as a
+// jdk.StackTraceRequest event in a flight recording.
+package jvmtijfr
 
 import (
 	"fmt"
@@ -7,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
@@ -23,11 +25,10 @@ import (
 // userData packs the same (thread, sample). After the run each placeholder becomes the
 // walk the event delivered, or notDelivered.
 const (
-	JVMTI             = walker.JVMTI // the walker this file serves
-	jfrRequested      = -4           // WF_JVMTI_JFR_REQUESTED
-	notDelivered      = -5           // WF_JVMTI_JFR_NOT_DELIVERED
-	jfrFailed         = -1           // the event's failed flag: the jvmti walker's "failed"
-	RequestRecording  = "jvmti-requests.jfr"
+	jfrRequested      = -4 // WF_JVMTI_JFR_REQUESTED
+	notDelivered      = -5 // WF_JVMTI_JFR_NOT_DELIVERED
+	jfrFailed         = -1 // the event's failed flag: the jvmti walker's "failed"
+	Recording         = "jvmti-requests.jfr"
 	requestSettings   = "jvmti-requests.jfc"
 	requestRecordName = "walkfuzz-jvmti"
 )
@@ -37,8 +38,8 @@ type reqKey struct {
 	sample uint32 // low 32 bits, as userData carries it
 }
 
-// jvmtiRequests gathers the placeholders of one run.
-type jvmtiRequests struct {
+// Requests gathers the placeholders of one run.
+type Requests struct {
 	recording string
 	pending   map[reqKey]*samplelog.Record
 	// wallMinusMono converts JFR's wall-clock event times to the records' CLOCK_MONOTONIC:
@@ -47,34 +48,35 @@ type jvmtiRequests struct {
 	wallMinusMono int64
 }
 
-// jvmtiJFRFlags: when the episode runs the jvmti walker on a JDK that offers only the JFR
-// variant, the flight recording that will carry the traces, and its JVM flag.
-func jvmtiJFRFlags(e *episode.Episode, j jdk.JDK, dir string) ([]string, *jvmtiRequests, error) {
-	if !slices.Contains(e.Walkers, JVMTI) || j.StackAPI != jdk.StackAPIJFR {
+// Start: when the episode runs the jvmti walker on a JDK that offers only the JFR variant,
+// the flight recording that will carry the traces, its JVM flag, and the requests to gather
+// (nil otherwise). wallMinusMono is the wall clock minus CLOCK_MONOTONIC, now.
+func Start(e *episode.Episode, j jdk.JDK, dir string, wallMinusMono int64) ([]string, *Requests, error) {
+	if !slices.Contains(e.Walkers, walker.JVMTI) || j.StackAPI != jdk.StackAPIJFR {
 		return nil, nil, nil
 	}
 	jfc := filepath.Join(dir, requestSettings)
 	if err := os.WriteFile(jfc, []byte(jfr.RequestSettings), 0o644); err != nil {
 		return nil, nil, fmt.Errorf("cannot write %s: %v", jfc, err)
 	}
-	rec := filepath.Join(dir, RequestRecording)
+	rec := filepath.Join(dir, Recording)
 	flag := fmt.Sprintf("-XX:StartFlightRecording:name=%s,settings=%s,filename=%s,dumponexit=true", requestRecordName, jfc, rec)
-	return []string{flag}, &jvmtiRequests{recording: rec, pending: map[reqKey]*samplelog.Record{},
-		wallMinusMono: time.Now().UnixNano() - int64(monoNow())}, nil
+	return []string{flag}, &Requests{recording: rec, pending: map[reqKey]*samplelog.Record{},
+		wallMinusMono: wallMinusMono}, nil
 }
 
-// hold keeps r when it is a placeholder; the caller skips it then.
-func (q *jvmtiRequests) hold(walker string, r *samplelog.Record) bool {
-	if q == nil || walker != JVMTI || r.Result != jfrRequested {
+// Hold keeps r, a walk of the named walker, when it is a placeholder; the caller skips it then.
+func (q *Requests) Hold(name string, r *samplelog.Record) bool {
+	if q == nil || name != walker.JVMTI || r.Result != jfrRequested {
 		return false
 	}
 	q.pending[reqKey{r.Tid, uint32(r.Sample)}] = r
 	return true
 }
 
-// resolve turns the placeholders into walks, from the recording read with jfrTool, and
+// Resolve turns the placeholders into walks, from the recording read with jfrTool, and
 // passes each to add. It returns a note for results.json.
-func (q *jvmtiRequests) resolve(jfrTool string, tab *methods.Table, add func(*samplelog.Record)) string {
+func (q *Requests) Resolve(jfrTool string, tab *methods.Table, add func(*samplelog.Record)) string {
 	if q == nil || len(q.pending) == 0 {
 		return ""
 	}

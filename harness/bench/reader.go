@@ -1,10 +1,12 @@
-package samplelog
+package bench
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 )
 
 // benchRing is big enough that a fill-then-drain cycle amortises the write side, small
@@ -12,36 +14,36 @@ import (
 const benchRing = 16 << 20
 
 // benchRecord is a typical successful walk: eight frames deep.
-func benchRecord(i uint64) *Record {
-	r := &Record{Tid: uint32(1000 + i%4), TsNs: i * 100000, WalkNs: 900 + uint32(i%300), Result: 8,
-		OverheadNs: 250, Sample: i, Frames: make([]Frame, 8)}
+func benchRecord(i uint64) *samplelog.Record {
+	r := &samplelog.Record{Tid: uint32(1000 + i%4), TsNs: i * 100000, WalkNs: 900 + uint32(i%300), Result: 8,
+		OverheadNs: 250, Sample: i, Frames: make([]samplelog.Frame, 8)}
 	for k := range r.Frames {
-		r.Frames[k] = Frame{Bci: int32(k * 3), Type: FrameJava, Method: 0x7f0000001000 + uint64(k)*0x18 + i%64*0x400}
+		r.Frames[k] = samplelog.Frame{Bci: int32(k * 3), Type: samplelog.FrameJava, Method: 0x7f0000001000 + uint64(k)*0x18 + i%64*0x400}
 	}
 	return r
 }
 
-// MeasureReaderThroughput writes records ~8-frame records through a sample log in dir and
+// measureReader writes records ~8-frame records through a sample log in dir and
 // reports how many records per second Read consumes (reading time only; the writes that
 // refill the ring are not counted). The log file is removed afterwards.
-func MeasureReaderThroughput(dir string, records int) (float64, error) {
+func measureReader(dir string, records int) (float64, error) {
 	if records <= 0 {
 		return 0, fmt.Errorf("measure reader throughput: records must be positive, got %d", records)
 	}
 	path := filepath.Join(dir, "bench-samples.bin")
-	if err := Create(path, benchRing, 64); err != nil {
+	if err := samplelog.Create(path, benchRing, 64); err != nil {
 		return 0, err
 	}
 	defer os.Remove(path)
-	l, err := Open(path)
+	l, err := samplelog.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
-	w := NewWriter(l)
+	w := samplelog.NewWriter(l)
 
 	var frames, read uint64
-	consume := func(r *Record) error {
+	consume := func(r *samplelog.Record) error {
 		frames += uint64(len(r.Frames))
 		return nil
 	}

@@ -1,9 +1,10 @@
-package outproc
+package jfrsession
 
 import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"os"
 	"strings"
 	"testing"
@@ -35,13 +36,13 @@ const depthsRoot = "Depths$Deep.run()V"
 
 func TestClassifyJFRStack(t *testing.T) {
 	// What the runner passes: the run's Thread subclasses (methods.tsv flag t) and roots.txt.
-	runRoots := func(m Method) bool {
-		return BasicRoot(m) || m.Class == "walkfuzz/workloads/WfThread" && m.Name == "run" && m.Sig == "()V" ||
+	runRoots := func(m outproc.Method) bool {
+		return outproc.BasicRoot(m) || m.Class == "walkfuzz/workloads/WfThread" && m.Name == "run" && m.Sig == "()V" ||
 			m.Key() == "jdk/internal/vm/Continuation.enter(Ljdk/internal/vm/Continuation;Z)V"
 	}
 	for _, tc := range []struct {
 		name  string
-		roots Roots
+		roots outproc.Roots
 		st    *jfr.Stack
 		want  string
 	}{
@@ -53,8 +54,8 @@ func TestClassifyJFRStack(t *testing.T) {
 		{"static run is not a root", nil, stack(false, "java/lang/Thread.run()V static"), walkclass.TruncatedShort},
 		{"cut short", nil, stack(false, "Foo.bar()V", "Foo.baz()V"), walkclass.TruncatedShort},
 		{"truncated wins", nil, stack(true, "Foo.bar()V", "java/lang/Thread.run()V"), walkclass.TruncatedDepth},
-		{"key", RootKeys(depthsRoot), stack(false, "Depths$Deep.recurse(I)V", "Depths$Deep.run()V"), walkclass.OK},
-		{"key, other signature", RootKeys(depthsRoot), stack(false, "Depths$Deep.run(I)V"), walkclass.TruncatedShort},
+		{"key", outproc.RootKeys(depthsRoot), stack(false, "Depths$Deep.recurse(I)V", "Depths$Deep.run()V"), walkclass.OK},
+		{"key, other signature", outproc.RootKeys(depthsRoot), stack(false, "Depths$Deep.run(I)V"), walkclass.TruncatedShort},
 		{"Thread subclass unknown without the run's roots", nil, stack(false, "walkfuzz/workloads/WfThread.run()V"), walkclass.TruncatedShort},
 		{"Thread subclass from the run", runRoots, stack(false, "Foo.bar()V", "walkfuzz/workloads/WfThread.run()V"), walkclass.OK},
 		{"virtual thread", runRoots, stack(false, "Foo.bar()V", "java/lang/VirtualThread.run(Ljava/lang/Runnable;)V",
@@ -83,9 +84,9 @@ func TestJFRSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	es := sum.Events[jfr.CPUTimeSample]
-	if es == nil || es.Samples != 2 || es.Classes[JFRFailed] != 1 || es.Classes[walkclass.OK] != 1 ||
+	if es == nil || es.Samples != 2 || es.Classes[Failed] != 1 || es.Classes[walkclass.OK] != 1 ||
 		es.Failed != 1 || es.Biased != 1 || es.PerS != 2 || es.MeanPeriodMs != 2 ||
-		es.Threads["w"][JFRFailed] != 1 || es.Threads["w2"][walkclass.OK] != 1 {
+		es.Threads["w"][Failed] != 1 || es.Threads["w2"][walkclass.OK] != 1 {
 		t.Errorf("CPUTimeSample stats %+v", es)
 	}
 	if sum.Lost != 7 || sum.LostEvents != 1 || sum.Other != 1 {
@@ -93,8 +94,8 @@ func TestJFRSummary(t *testing.T) {
 	}
 }
 
-func parseJFRJSON(r *strings.Reader, roots Roots) (*JFRSummary, error) {
-	sum := newJFRSummary()
+func parseJFRJSON(r *strings.Reader, roots outproc.Roots) (*Summary, error) {
+	sum := newSummary()
 	c, err := jfr.ParseJSON(r, func(s *jfr.Sample) { sum.add(s, roots) })
 	sum.finish(c)
 	return sum, err
@@ -112,8 +113,8 @@ var goldens = []struct {
 // goldenRoots stands for what the runner passes (the run's method table and roots): the
 // Depths threads (of the old program and of the workload), a JDK Thread subclass and a VM
 // entry point seen in these recordings.
-func goldenRoots() Roots {
-	return RootKeys(depthsRoot, "walkfuzz/workloads/WfThread.run()V", "jdk/jfr/internal/ShutdownHook.run()V", "java/lang/Thread.exit()V")
+func goldenRoots() outproc.Roots {
+	return outproc.RootKeys(depthsRoot, "walkfuzz/workloads/WfThread.run()V", "jdk/jfr/internal/ShutdownHook.run()V", "java/lang/Thread.exit()V")
 }
 
 // TestParseJFRJSONGolden classifies the committed JSON excerpts.
@@ -141,7 +142,7 @@ func TestParseJFRGolden(t *testing.T) {
 			if err != nil {
 				t.Skip(err)
 			}
-			sum, err := ParseJFR(j.Tool("jfr"), "../../walkers/jfr/testdata/"+g.name+".jfr", goldenRoots())
+			sum, err := Parse(j.Tool("jfr"), "../../../walkers/jfr/testdata/"+g.name+".jfr", goldenRoots())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +151,7 @@ func TestParseJFRGolden(t *testing.T) {
 	}
 }
 
-func checkGolden(t *testing.T, path string, sum *JFRSummary) {
+func checkGolden(t *testing.T, path string, sum *Summary) {
 	t.Helper()
 	got, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {

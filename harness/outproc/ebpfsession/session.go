@@ -1,7 +1,10 @@
-package outproc
+// Package ebpfsession is the ebpf walker's session: it samples the JVM from the kernel while
+// the agent samples and classifies the symbolized user stacks.
+package ebpfsession
 
 import (
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"path/filepath"
 	"slices"
 	"time"
@@ -12,7 +15,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/walkers/ebpf"
 )
 
-func init() { register(walker.EBPF, func() Session { return &ebpfSession{} }) }
+func init() { outproc.Register(walker.EBPF, func() outproc.Session { return &ebpfSession{} }) }
 
 // ebpfSession samples the JVM from the kernel once the agent samples, and stops and
 // symbolizes shortly before the workload ends: symbols need the live process (perf map,
@@ -23,11 +26,11 @@ type ebpfSession struct {
 	stopAt  time.Time
 	stopped bool
 	stats   ebpf.Stats
-	summary *EBPFSummary
+	summary *Summary
 	notes   []string
 }
 
-func (s *ebpfSession) Prepare(env *Env) ([]string, error) {
+func (s *ebpfSession) Prepare(env *outproc.Env) ([]string, error) {
 	e := env.Episode
 	s.freqHz = 1_000_000 / e.Signals.IntervalUs
 	if _, err := ebpf.ProbeFor(s.freqHz, e.Depth, false); err != nil {
@@ -42,7 +45,7 @@ func (s *ebpfSession) Prepare(env *Env) ([]string, error) {
 // Probe checks the kernel, the capabilities and the architecture (the JDK does not matter).
 func (s *ebpfSession) Probe(jdk.JDK) error { return ebpf.Probe() }
 
-func (s *ebpfSession) Tick(env *Env, pid int, sampling time.Time, exited bool) {
+func (s *ebpfSession) Tick(env *outproc.Env, pid int, sampling time.Time, exited bool) {
 	if s.stopped || sampling.IsZero() {
 		return
 	}
@@ -63,7 +66,7 @@ func (s *ebpfSession) Tick(env *Env, pid int, sampling time.Time, exited bool) {
 	}
 }
 
-func (s *ebpfSession) stop(env *Env, pid int, exited bool) {
+func (s *ebpfSession) stop(env *outproc.Env, pid int, exited bool) {
 	s.stopped = true
 	st, err := s.session.Stop()
 	s.stats = st
@@ -83,12 +86,12 @@ func (s *ebpfSession) stop(env *Env, pid int, exited bool) {
 		s.notes = append(s.notes, "ebpf: "+err.Error())
 		return
 	}
-	sum := ClassifyEBPF(s.session.Samples(), sym, st.Depth)
+	sum := Classify(s.session.Samples(), sym, st.Depth)
 	s.summary = &sum
 }
 
-func (s *ebpfSession) Finish(*Env, string) Result {
-	res := Result{Classes: map[string]map[string]uint64{}}
+func (s *ebpfSession) Finish(*outproc.Env, string) outproc.Result {
+	res := outproc.Result{Classes: map[string]map[string]uint64{}}
 	if s.summary != nil {
 		res.Classes[walker.EBPF] = s.summary.Classes
 		res.Notes = append(res.Notes, fmt.Sprintf("ebpf: %d samples at %d Hz per CPU (%.0f/s achieved), %d fully symbolized",

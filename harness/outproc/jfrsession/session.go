@@ -1,7 +1,10 @@
-package outproc
+// Package jfrsession is the jfr walker's session: it records with JFR from the JVM's start and
+// classifies the recording's samples per event type after the JVM exited.
+package jfrsession
 
 import (
 	"fmt"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"os"
 	"time"
 
@@ -10,7 +13,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
-func init() { register(walker.JFR, func() Session { return &jfrSession{} }) }
+func init() { outproc.Register(walker.JFR, func() outproc.Session { return &jfrSession{} }) }
 
 // jfrSession records with JFR from the JVM's start (flags) and reads the recording after
 // the JVM exited: one result column per sample event type.
@@ -19,13 +22,13 @@ type jfrSession struct {
 	notes []string
 }
 
-// JFRTarget is what the jfr walker is asked for in a run of e on a JDK of this major.
-func JFRTarget(env *Env) jfr.Target {
+// Target is what the jfr walker is asked for in a run of e on a JDK of this major.
+func Target(env *outproc.Env) jfr.Target {
 	return jfr.Target{JDKMajor: env.JDK.Major, Dir: env.Dir, IntervalUs: env.Episode.Signals.IntervalUs, Depth: env.Episode.Depth}
 }
 
-func (s *jfrSession) Prepare(env *Env) ([]string, error) {
-	plan, err := jfr.Options(JFRTarget(env))
+func (s *jfrSession) Prepare(env *outproc.Env) ([]string, error) {
+	plan, err := jfr.Options(Target(env))
 	if err != nil {
 		return nil, err
 	}
@@ -48,11 +51,11 @@ func (s *jfrSession) Probe(j jdk.JDK) error {
 }
 
 // Tick: JFR records by itself from the JVM's start to its exit.
-func (s *jfrSession) Tick(*Env, int, time.Time, bool) {}
+func (s *jfrSession) Tick(*outproc.Env, int, time.Time, bool) {}
 
-func (s *jfrSession) Finish(env *Env, jvmOutput string) Result {
-	res := Result{Classes: map[string]map[string]uint64{}}
-	roots, note := JavaRoots(env.MethodTable, env.RootsFile)
+func (s *jfrSession) Finish(env *outproc.Env, jvmOutput string) outproc.Result {
+	res := outproc.Result{Classes: map[string]map[string]uint64{}}
+	roots, note := outproc.JavaRoots(env.MethodTable, env.RootsFile)
 	if note != "" {
 		s.notes = append(s.notes, "jfr: "+note)
 	}
@@ -61,7 +64,7 @@ func (s *jfrSession) Finish(env *Env, jvmOutput string) Result {
 		s.notes = append(s.notes, "jfr: no recording was written")
 	}
 	for _, f := range files {
-		sum, err := ParseJFR(env.JDK.Tool("jfr"), f, roots)
+		sum, err := Parse(env.JDK.Tool("jfr"), f, roots)
 		if err != nil {
 			s.notes = append(s.notes, err.Error())
 		}

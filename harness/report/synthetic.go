@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/store"
@@ -53,23 +52,4 @@ func Fill(path string, n int) (*store.Store, error) {
 		}
 	}
 	return st, nil
-}
-
-// Measure is the time to build and write the report of a store holding n runs (Fill makes
-// it in dir; the store's own filling is not timed).
-func Measure(dir string, n int) (float64, error) {
-	st, err := Fill(filepath.Join(dir, "report-bench.db"), n)
-	if err != nil {
-		return 0, err
-	}
-	defer st.Close()
-	began := time.Now()
-	m, err := Build(st, nil)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := Write(filepath.Join(dir, "report-bench"), m); err != nil {
-		return 0, err
-	}
-	return time.Since(began).Seconds(), nil
 }

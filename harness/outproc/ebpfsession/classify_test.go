@@ -1,4 +1,4 @@
-package outproc
+package ebpfsession
 
 import (
 	"reflect"
@@ -58,8 +58,8 @@ func TestClassifyEBPF(t *testing.T) {
 		{Err: -14, Count: 4}, // EFAULT
 		{},                   // no frame
 	}
-	got := ClassifyEBPF(samples, fakeProcess, 4)
-	want := EBPFSummary{
+	got := Classify(samples, fakeProcess, 4)
+	want := Summary{
 		Samples: 18,
 		Classes: map[string]uint64{
 			walkclass.OK: 9, walkclass.TruncatedDepth: 3, walkclass.TruncatedShort: 1, "error:EFAULT": 4, EBPFEmpty: 1,
@@ -72,14 +72,14 @@ func TestClassifyEBPF(t *testing.T) {
 		Methods:                map[string]uint64{"long Recursion.recurse(int, long)": 15 + 2 + 1 + 12 + 1 + 1},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ClassifyEBPF:\n got  %+v\n want %+v", got, want)
+		t.Errorf("Classify:\n got  %+v\n want %+v", got, want)
 	}
 }
 
 // A return address right after a method's last instruction belongs to that method.
 func TestClassifyEBPFReturnAddress(t *testing.T) {
 	end := uint64(0x12000 + 0x200)
-	got := ClassifyEBPF([]ebpf.Sample{{Frames: []uint64{0x12010, end, 0x102010}}}, fakeProcess, 10)
+	got := Classify([]ebpf.Sample{{Frames: []uint64{0x12010, end, 0x102010}}}, fakeProcess, 10)
 	if got.Frames["jit"] != 2 || got.Classes[walkclass.OK] != 1 {
 		t.Errorf("return address at a method's end not attributed to it: %+v", got)
 	}

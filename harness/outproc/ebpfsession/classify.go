@@ -1,4 +1,4 @@
-package outproc
+package ebpfsession
 
 import (
 	"strings"
@@ -33,8 +33,8 @@ func isThreadRoot(name string) bool {
 	return false
 }
 
-// EBPFSummary is what a set of ebpf samples looks like once named and classified.
-type EBPFSummary struct {
+// Summary is what a set of ebpf samples looks like once named and classified.
+type Summary struct {
 	Samples uint64            `json:"samples"`
 	Classes map[string]uint64 `json:"classes"`
 	// FullySymbolized counts samples whose every frame up to the thread root has a name
@@ -56,26 +56,26 @@ type Symbolizer interface {
 	Symbolize(pc uint64) ebpf.Frame
 }
 
-// EBPFClassifier classifies samples one at a time (for ebpf.Config.OnSample) or in bulk.
-type EBPFClassifier struct {
+// Classifier classifies samples one at a time (for ebpf.Config.OnSample) or in bulk.
+type Classifier struct {
 	sym   Symbolizer
 	depth int
-	sum   EBPFSummary
+	sum   Summary
 	buf   []ebpf.Frame
 }
 
-// NewEBPFClassifier classifies with sym against the effective depth limit: the session's
+// NewClassifier classifies with sym against the effective depth limit: the session's
 // depth, or kernel.perf_event_max_stack when that is lower.
-func NewEBPFClassifier(sym Symbolizer, depth int) *EBPFClassifier {
-	return &EBPFClassifier{sym: sym, depth: depth, sum: EBPFSummary{
+func NewClassifier(sym Symbolizer, depth int) *Classifier {
+	return &Classifier{sym: sym, depth: depth, sum: Summary{
 		Classes: map[string]uint64{}, Frames: map[string]uint64{}, Methods: map[string]uint64{},
 	}}
 }
 
-// ClassifyEBPF names and classifies samples (ebpf.Session.Samples, each weighted by its
+// Classify names and classifies samples (ebpf.Session.Samples, each weighted by its
 // Count).
-func ClassifyEBPF(samples []ebpf.Sample, sym Symbolizer, depth int) EBPFSummary {
-	c := NewEBPFClassifier(sym, depth)
+func Classify(samples []ebpf.Sample, sym Symbolizer, depth int) Summary {
+	c := NewClassifier(sym, depth)
 	for i := range samples {
 		c.Add(&samples[i])
 	}
@@ -83,10 +83,10 @@ func ClassifyEBPF(samples []ebpf.Sample, sym Symbolizer, depth int) EBPFSummary 
 }
 
 // Summary returns the totals so far.
-func (c *EBPFClassifier) Summary() EBPFSummary { return c.sum }
+func (c *Classifier) Summary() Summary { return c.sum }
 
 // Add classifies one sample.
-func (c *EBPFClassifier) Add(s *ebpf.Sample) {
+func (c *Classifier) Add(s *ebpf.Sample) {
 	n := s.Count
 	if n == 0 {
 		n = 1

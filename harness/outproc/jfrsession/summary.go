@@ -1,6 +1,7 @@
-package outproc
+package jfrsession
 
 import (
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"strings"
 	"time"
 
@@ -11,13 +12,13 @@ import (
 
 // Classes only JFR's samples have.
 var (
-	JFRFailed  = walkclass.Error("failed")   // jdk.CPUTimeSample could not walk (JDK 25 `failed`)
+	Failed     = walkclass.Error("failed")   // jdk.CPUTimeSample could not walk (JDK 25 `failed`)
 	JFRNoStack = walkclass.Error("no_stack") // a sample without a stack trace
 )
 
-// JFRSummary is a recording's samples, classified, per event type.
-type JFRSummary struct {
-	Events map[string]*JFREventStats `json:"events"` // jdk.ExecutionSample, jdk.CPUTimeSample
+// Summary is a recording's samples, classified, per event type.
+type Summary struct {
+	Events map[string]*EventStats `json:"events"` // jdk.ExecutionSample, jdk.CPUTimeSample
 	// Lost is the sum of jdk.CPUTimeSamplesLost's lostSamples: CPU-time samples JFR
 	// dropped (its queue was full), so never walked.
 	Lost       uint64 `json:"lost_samples"`
@@ -25,8 +26,8 @@ type JFRSummary struct {
 	Other      uint64 `json:"other_events,omitempty"` // event types the walker does not read
 }
 
-// JFREventStats are the samples of one event type.
-type JFREventStats struct {
+// EventStats are the samples of one event type.
+type EventStats struct {
 	Samples uint64            `json:"samples"`
 	Classes map[string]uint64 `json:"classes"`
 	Biased  uint64            `json:"biased"` // JDK 25: the stack was taken at a later safepoint
@@ -48,18 +49,18 @@ type JFREventStats struct {
 	periodN   uint64
 }
 
-// ParseJFR reads a recording with the JDK's jfr tool and classifies its samples with roots.
-func ParseJFR(jfrTool, recording string, roots Roots) (*JFRSummary, error) {
-	sum := newJFRSummary()
+// Parse reads a recording with the JDK's jfr tool and classifies its samples with roots.
+func Parse(jfrTool, recording string, roots outproc.Roots) (*Summary, error) {
+	sum := newSummary()
 	c, err := jfr.Parse(jfrTool, recording, func(s *jfr.Sample) { sum.add(s, roots) })
 	sum.finish(c)
 	return sum, err
 }
 
-func newJFRSummary() *JFRSummary { return &JFRSummary{Events: map[string]*JFREventStats{}} }
+func newSummary() *Summary { return &Summary{Events: map[string]*EventStats{}} }
 
 // Samples are the samples per event type.
-func (s *JFRSummary) Samples() map[string]uint64 {
+func (s *Summary) Samples() map[string]uint64 {
 	out := map[string]uint64{}
 	for ev, es := range s.Events {
 		out[ev] = es.Samples
@@ -67,17 +68,17 @@ func (s *JFRSummary) Samples() map[string]uint64 {
 	return out
 }
 
-func (s *JFRSummary) add(smp *jfr.Sample, roots Roots) {
+func (s *Summary) add(smp *jfr.Sample, roots outproc.Roots) {
 	es := s.Events[smp.Event]
 	if es == nil {
-		es = &JFREventStats{Classes: map[string]uint64{}, Threads: map[string]map[string]uint64{}}
+		es = &EventStats{Classes: map[string]uint64{}, Threads: map[string]map[string]uint64{}}
 		s.Events[smp.Event] = es
 	}
 	es.Samples++
 	class := classifyJFRStack(smp.Stack, roots)
 	if smp.Failed {
 		es.Failed++
-		class = JFRFailed
+		class = Failed
 	}
 	if smp.Biased {
 		es.Biased++
@@ -104,7 +105,7 @@ func (s *JFRSummary) add(smp *jfr.Sample, roots Roots) {
 	}
 }
 
-func (s *JFRSummary) finish(c jfr.Counts) {
+func (s *Summary) finish(c jfr.Counts) {
 	s.Lost, s.LostEvents, s.Other = c.Lost, c.LostEvents, c.Other
 	for _, es := range s.Events {
 		if span := es.Last.Sub(es.First).Seconds(); span > 0 {
@@ -119,9 +120,9 @@ func (s *JFRSummary) finish(c jfr.Counts) {
 
 // classifyJFRStack puts one stack into a class: the truncated flag is JFR's own depth
 // limit, otherwise the bottom frame must be a thread root.
-func classifyJFRStack(st *jfr.Stack, isRoot Roots) string {
+func classifyJFRStack(st *jfr.Stack, isRoot outproc.Roots) string {
 	if isRoot == nil {
-		isRoot = BasicRoot
+		isRoot = outproc.BasicRoot
 	}
 	switch {
 	case st == nil || len(st.Frames) == 0:
@@ -130,7 +131,7 @@ func classifyJFRStack(st *jfr.Stack, isRoot Roots) string {
 		return walkclass.TruncatedDepth
 	}
 	f := st.Frames[len(st.Frames)-1]
-	if isRoot(Method{Class: f.Class, Name: f.Name, Sig: f.Descriptor, Static: f.Static}) {
+	if isRoot(outproc.Method{Class: f.Class, Name: f.Name, Sig: f.Descriptor, Static: f.Static}) {
 		return walkclass.OK
 	}
 	return walkclass.TruncatedShort

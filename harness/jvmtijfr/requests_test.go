@@ -1,4 +1,4 @@
-package runner
+package jvmtijfr
 
 import (
 	"path/filepath"
@@ -11,6 +11,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Placeholders of the JFR variant become the walks a real recording of jdk.StackTraceRequest
@@ -25,21 +26,21 @@ func TestJFRRequestsResolve(t *testing.T) {
 	// offset below makes that instant 2 s after the placeholders' monotonic stamp (1 ns), as if
 	// this run had started then. Nothing here reads today's clock.
 	recorded := time.Date(2026, 11, 23, 11, 9, 2, 158_000_000, time.UTC).UnixNano()
-	q := &jvmtiRequests{recording: filepath.Join("..", "..", "walkers", "jfr", "testdata", "requests", "requests.jfr"),
+	q := &Requests{recording: filepath.Join("..", "..", "walkers", "jfr", "testdata", "requests", "requests.jfr"),
 		pending: map[reqKey]*samplelog.Record{}, wallMinusMono: recorded - 2_000_000_000}
 	ph := func(tid uint32, sample uint64) *samplelog.Record {
 		return &samplelog.Record{Tid: tid, Sample: sample, Result: jfrRequested, TsNs: 1, Region: 5}
 	}
 	for _, r := range []*samplelog.Record{ph(77, 9), ph(77, 10), ph(78, 3), ph(79, 1), ph(77, 1<<32|11)} {
-		require.True(t, q.hold(JVMTI, r))
+		require.True(t, q.Hold(walker.JVMTI, r))
 	}
-	require.False(t, q.hold("asgct", ph(1, 1)), "only the jvmti walker's placeholders are held")
-	require.False(t, q.hold(JVMTI, &samplelog.Record{Result: 3}), "a delivered walk is not a placeholder")
+	require.False(t, q.Hold("asgct", ph(1, 1)), "only the jvmti walker's placeholders are held")
+	require.False(t, q.Hold(walker.JVMTI, &samplelog.Record{Result: 3}), "a delivered walk is not a placeholder")
 
 	tab := methods.New()
 	tab.Add(methods.Method{ID: 0x1234, Internal: "Emit", Class: "Emit", Name: "mid", Sig: "(J)V", MaxBci: 4})
 	got := map[reqKey]*samplelog.Record{}
-	note := q.resolve(all[0].Tool("jfr"), tab, func(r *samplelog.Record) { got[reqKey{r.Tid, uint32(r.Sample)}] = r })
+	note := q.Resolve(all[0].Tool("jfr"), tab, func(r *samplelog.Record) { got[reqKey{r.Tid, uint32(r.Sample)}] = r })
 	t.Log(note)
 	require.Len(t, got, 5)
 
@@ -65,9 +66,8 @@ func TestJFRRequestsResolve(t *testing.T) {
 
 // The recording's flag is added only for the jvmti walker on a JDK with the JFR variant.
 func TestJFRRequestsFlags(t *testing.T) {
-	e := testEpisode("recursion", 1000)
-	e.Walkers = []string{"asgct", JVMTI}
-	flags, q, err := jvmtiJFRFlags(&e, jdk.JDK{StackAPI: jdk.StackAPIJFR}, t.TempDir())
+	e := episode.Episode{Walkers: []string{"asgct", walker.JVMTI}}
+	flags, q, err := Start(&e, jdk.JDK{StackAPI: jdk.StackAPIJFR}, t.TempDir(), 0)
 	require.NoError(t, err)
 	require.NotNil(t, q)
 	require.Len(t, flags, 1)
@@ -76,9 +76,9 @@ func TestJFRRequestsFlags(t *testing.T) {
 	for _, c := range []struct {
 		walkers []string
 		api     string
-	}{{[]string{JVMTI}, jdk.StackAPICallbacks}, {[]string{JVMTI}, ""}, {[]string{"asgct"}, jdk.StackAPIJFR}} {
+	}{{[]string{walker.JVMTI}, jdk.StackAPICallbacks}, {[]string{walker.JVMTI}, ""}, {[]string{"asgct"}, jdk.StackAPIJFR}} {
 		e := episode.Episode{Walkers: c.walkers}
-		flags, q, err := jvmtiJFRFlags(&e, jdk.JDK{StackAPI: c.api}, t.TempDir())
+		flags, q, err := Start(&e, jdk.JDK{StackAPI: c.api}, t.TempDir(), 0)
 		require.NoError(t, err)
 		assert.Nil(t, q)
 		assert.Empty(t, flags)
