@@ -108,3 +108,4 @@ if ! command -v go >/dev/null; then
   exit 2
 fi
 echo "setup: go $(go env GOVERSION), $(javac -version 2>&1), $(gcc --version | head -1)"
+scripts/fetch-apps.sh  # the real applications from Maven Central (workloads/apps/maven), one line each

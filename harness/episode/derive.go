@@ -15,8 +15,17 @@ var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "
 // the derivation was fixed. Later ones are drawn last (vthreads), so no seed's workload changed.
 var drawnFirst = Builtin[:11]
 
-// Apps lists the real-application workloads (Debian's Java packages).
-var Apps = []string{"h2", "xalan", "lucene", "zxing", "batik", "sunflow"}
+// Apps lists the real-application workloads: Debian's Java packages (apps.jar), then those
+// fetched from Maven Central (MavenApps).
+var Apps = []string{"h2", "xalan", "lucene", "zxing", "batik", "sunflow",
+	"dotty", "spark-als", "spark-pagerank", "jython", "groovy", "rx-scrabble", "jenetics"}
+
+// MavenApps maps each Maven-Central application workload to the unit that carries it:
+// workloads/apps/maven/<unit> (its pom), built into bin/apps-<unit>.jar.
+var MavenApps = map[string]string{
+	"dotty": "dotty", "spark-als": "spark", "spark-pagerank": "spark", "jython": "jython",
+	"groovy": "groovy", "rx-scrabble": "rxjava", "jenetics": "jenetics",
+}
 
 // Modes are the signal sources the agent's driver offers, in the order the derivation draws
 // them (cpu 60%, wall 25%, tgkill 10%, cpu-timer 5%).

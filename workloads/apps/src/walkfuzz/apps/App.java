@@ -17,6 +17,12 @@ abstract class App {
     /** Default for phase_ms when the command line gives none. */
     long defaultPhaseMs() { return 250; }
 
+    /**
+     * Bottom frames of the threads the app itself starts, beyond Thread.run() overrides and
+     * Main's: "pkg/Class.method(signature)" lines (or a comment line starting with #).
+     */
+    String[] roots() { return new String[0]; }
+
     void setup(Run run) throws Exception {}
 
     /** The worker's body; {@code rnd} is seeded from the run seed and the worker index. */
