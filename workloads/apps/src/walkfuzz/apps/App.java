@@ -23,6 +23,13 @@ abstract class App {
      */
     String[] roots() { return new String[0]; }
 
+    /**
+     * How long past the deadline the workers may take to end their op before the run is cut
+     * short (a failed finish check, the app's own checks skipped). An app whose single op
+     * cannot be interrupted and takes seconds (a compilation, a Spark job) waits longer.
+     */
+    long graceMs() { return 400; }
+
     void setup(Run run) throws Exception {}
 
     /** The worker's body; {@code rnd} is seeded from the run seed and the worker index. */

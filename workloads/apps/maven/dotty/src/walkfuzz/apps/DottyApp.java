@@ -27,6 +27,9 @@ final class DottyApp extends App {
     private final AtomicLong compiles = new AtomicLong();
 
     @Override
+    long graceMs() { return 8000; } // one compilation takes seconds while the JIT warms up
+
+    @Override
     Map<String, long[]> keys() {
         return Map.of("units", new long[] {4, 1, 200}, "size", new long[] {60, 1, 100_000});
     }

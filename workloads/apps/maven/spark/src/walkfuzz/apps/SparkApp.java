@@ -14,6 +14,9 @@ abstract class SparkApp extends App {
     private JavaSparkContext sc;
 
     @Override
+    long graceMs() { return 8000; } // the context's start-up and a first job take seconds
+
+    @Override
     String[] roots() {
         return new String[] {"# Spark's executor, netty and scheduler threads start in Thread.run() or an override of it"};
     }

@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
+)
+
+// mavenAppMs is how long each Maven-Central app runs in the test: 4 s, or what its start-up
+// needs to finish one op on a loaded 2-core machine (Spark's context, the Scala compiler's
+// first compilation).
+var mavenAppMs = map[string]int{"dotty": 15000, "spark-als": 15000, "spark-pagerank": 12000}
+
+// The applications from Maven Central, each under asgct and vmstructs in one handler: the run
+// ends ok, the app's own self-check passes (it fails on wrong output), both walkers' walks are
+// classified, and the differential oracle compared them.
+func TestMavenApps(t *testing.T) {
+	art, err := artifacts.Locate()
+	require.NoError(t, err)
+	j := jdksUnderTest(t)[0]
+	var apps []string
+	for _, a := range episode.Apps {
+		if _, ok := episode.MavenApps[a]; ok {
+			apps = append(apps, a)
+		}
+	}
+	for _, app := range apps {
+		t.Run(app, func(t *testing.T) {
+			if _, err := MavenAppJar(art, episode.MavenApps[app]); err != nil {
+				t.Skipf("%s: %v", app, err)
+			}
+			ms := mavenAppMs[app]
+			if ms == 0 {
+				ms = 4000
+			}
+			e := testEpisode(app, ms)
+			e.Walkers = []string{walker.ASGCT, walker.VMStructs}
+			e.Perturb.ReadFaultPPM, e.Perturb.RemotePct = 0, 0
+			res, err := Run(context.Background(), e, j, Options{Dir: filepath.Join(t.TempDir(), "run")})
+			require.NoError(t, err)
+			require.Equal(t, results.OK, res.Outcome, res.Reason)
+			require.NotNil(t, res.WorkloadOut, "the app printed no throughput or checks")
+			assert.Greater(t, res.WorkloadOut.Ops, uint64(0))
+			var own int
+			for _, c := range res.WorkloadOut.Checks {
+				if c.Name == "finish" && !c.Pass {
+					// An op still running past the deadline's grace (a first compilation on a
+					// starved machine); the harness bounds the run by itself.
+					t.Logf("late finish under load: %s", c.Detail)
+					continue
+				}
+				assert.True(t, c.Pass, "check %s failed: %s", c.Name, c.Detail)
+				if c.Name != "errors" {
+					own++
+				}
+			}
+			assert.Equal(t, 1, own, "the app's own self-check is missing: %v", res.WorkloadOut.Checks)
+			for _, w := range e.Walkers {
+				var walks uint64
+				for k, n := range res.Classes[w] {
+					assert.True(t, knownClass(k), "unknown walk class %q", k)
+					walks += n
+				}
+				assert.Greater(t, res.Classes[w]["ok"], uint64(0), "%s: %v", w, res.Classes[w])
+				assert.Greater(t, walks, uint64(0))
+			}
+			d := res.Differential["asgct~vmstructs"]
+			require.NotNil(t, d, "no differential section")
+			require.Greater(t, d["both_ok"], uint64(0), "%v", d)
+			agree := float64(d["agree"]) / float64(d["both_ok"])
+			assert.True(t, agree > 0 && agree <= 1, "agreement %v", agree)
+			t.Logf("%s on %s: %.1f ops/s, %d walks; complete asgct %d, vmstructs %d; agreement %.4f (%d of %d samples both walked); %v",
+				app, j.Version, res.WorkloadOut.OpsPerS, res.Signals.Walked, res.Classes["asgct"]["ok"], res.Classes["vmstructs"]["ok"],
+				agree, d["agree"], d["both_ok"], d)
+		})
+	}
+	if !slices.Contains(apps, "dotty") {
+		t.Fatal("episode.MavenApps lost dotty")
+	}
+}
