@@ -311,13 +311,18 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-// workloadClasses are the classes of each built-in workload, as -XX:CompileCommand patterns.
+// workloadClasses are the classes of each built-in workload and of the Maven-Central apps'
+// libraries, as -XX:CompileCommand patterns.
 var workloadClasses = map[string]string{
 	"recursion": "walkfuzz.workloads.Recursion*", "deopt": "walkfuzz.workloads.Deopt*",
 	"classchurn": "walkfuzz.workloads.ClassChurn*", "lambdas": "walkfuzz.workloads.Lambdas*",
 	"stubs": "walkfuzz.workloads.Stubs*", "exceptions": "walkfuzz.workloads.Exceptions*",
 	"jni": "walkfuzz.workloads.Jni*", "gc": "walkfuzz.workloads.Gc*", "loops": "walkfuzz.workloads.Loops*",
 	"threads": "walkfuzz.workloads.Threads*", "mix": "walkfuzz.workloads.*", "vthreads": "walkfuzz.workloads.VThreads*",
+	// The Maven-Central apps: the library's hot core, where inlining decides the frame layout.
+	"dotty": "dotty.tools.dotc.core.*", "spark-als": "org.apache.spark.mllib.*", "spark-pagerank": "org.apache.spark.rdd.*",
+	"jython": "org.python.core.*", "groovy": "org.codehaus.groovy.vmplugin.v8.*",
+	"rx-scrabble": "io.reactivex.rxjava3.internal.operators.flowable.*", "jenetics": "io.jenetics.*",
 }
 
 // compilerFlags applies the later draws to the flags drawn first: Shenandoah replacing the

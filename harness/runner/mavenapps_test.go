@@ -17,7 +17,7 @@ import (
 // mavenAppMs is how long each Maven-Central app runs in the test: 4 s, or what its start-up
 // needs to finish one op on a loaded 2-core machine (Spark's context, the Scala compiler's
 // first compilation).
-var mavenAppMs = map[string]int{"dotty": 15000, "spark-als": 15000, "spark-pagerank": 12000}
+var mavenAppMs = map[string]int{"dotty": 15000, "spark-als": 20000, "spark-pagerank": 20000}
 
 // The applications from Maven Central, each under asgct and vmstructs in one handler: the run
 // ends ok, the app's own self-check passes (it fails on wrong output), both walkers' walks are

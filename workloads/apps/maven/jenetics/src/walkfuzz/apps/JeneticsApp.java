@@ -55,10 +55,11 @@ final class JeneticsApp extends App {
                     .alterers(new Mutator<>(1.0 / n), new SinglePointCrossover<>(0.3))
                     .build();
             // Cut at the deadline between generations; a cut evolution is not judged.
-            EvolutionResult<BitGene, Integer> last = RandomRegistry.with(new SplittableRandom(seed),
-                    r -> engine.stream().limit(gens).takeWhile(x -> run.running()).collect(EvolutionResult.toBestEvolutionResult()));
-            if (last == null || last.generation() < gens) break;
-            Phenotype<BitGene, Integer> best = last.bestPhenotype();
+            int[] evolved = {0};
+            Phenotype<BitGene, Integer> best = RandomRegistry.with(new SplittableRandom(seed),
+                    r -> engine.stream().limit(gens).takeWhile(x -> run.running()).peek(x -> evolved[0]++)
+                            .collect(EvolutionResult.toBestPhenotype()));
+            if (evolved[0] < gens) break;
             int got = fitness(best.genotype(), weight, value, cap);
             if (got != best.fitness() || got > optimum) {
                 throw new IllegalStateException(Run.cat("best phenotype's fitness ", best.fitness(), " recomputed ", got, ", optimum ", optimum));
