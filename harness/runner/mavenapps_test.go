@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -84,5 +85,38 @@ func TestMavenApps(t *testing.T) {
 	}
 	if !slices.Contains(apps, "dotty") {
 		t.Fatal("episode.MavenApps lost dotty")
+	}
+}
+
+// A Maven-Central unit runs only when make built its jar and every fetched jar is still there;
+// otherwise the reason is one line naming the setup step.
+func TestMavenAppJar(t *testing.T) {
+	bin := t.TempDir()
+	art := artifacts.Paths{Bin: bin}
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte(text), 0o644))
+	}
+	lib := filepath.Join(bin, "lib.jar")
+	write("lib.jar", "")
+	write("apps-ok.jar", "")
+	write("apps-ok.classpath", lib+"\n")
+	write("apps-refused.jar", "")
+	write("apps-refused.unsupported", "refused: Maven could not resolve workloads/apps/maven/refused/pom.xml: x: see scripts/fetch-apps.sh refused\n")
+	write("apps-gone.jar", "")
+	write("apps-gone.classpath", lib+"\n"+filepath.Join(bin, "gone.jar")+"\n")
+	for _, c := range []struct{ unit, err string }{
+		{"ok", ""},
+		{"refused", "refused: Maven could not resolve workloads/apps/maven/refused/pom.xml: x: see scripts/fetch-apps.sh refused"},
+		{"gone", filepath.Join(bin, "gone.jar") + " missing: run scripts/fetch-apps.sh gone and make"},
+		{"absent", filepath.Join(bin, "apps-absent") + ".jar not built: run scripts/setup.sh (scripts/fetch-apps.sh absent) and make"},
+	} {
+		jar, err := MavenAppJar(art, c.unit)
+		if c.err == "" {
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Join(bin, "apps-ok.jar"), jar)
+			continue
+		}
+		require.Error(t, err, c.unit)
+		assert.Equal(t, c.err, err.Error())
 	}
 }
