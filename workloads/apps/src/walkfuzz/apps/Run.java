@@ -175,6 +175,13 @@ final class Run {
         if (workEnd == 0) workEnd = System.nanoTime();
         if (alive > 0) {
             check("finish", false, cat(alive, " worker(s) still running ", graceMs, " ms after the deadline"));
+            if (app.finishWhileBusy()) {
+                try {
+                    app.finish(this);
+                } catch (Throwable t) {
+                    check("checks", false, t.toString());
+                }
+            }
         } else {
             long f0 = System.nanoTime();
             try {

@@ -31,7 +31,7 @@ final class DottyApp extends App {
 
     @Override
     Map<String, long[]> keys() {
-        return Map.of("units", new long[] {4, 1, 200}, "size", new long[] {60, 1, 100_000});
+        return Map.of("units", new long[] {2, 1, 200}, "size", new long[] {40, 1, 100_000});
     }
 
     /** The Scala 3 and Scala 2.13 libraries the compiled code needs, from this JVM's class path. */
@@ -129,6 +129,9 @@ final class DottyApp extends App {
         }
         return sum + min + tag;
     }
+
+    @Override
+    boolean finishWhileBusy() { return true; }
 
     @Override
     void finish(Run run) {

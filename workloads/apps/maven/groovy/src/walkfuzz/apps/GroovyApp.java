@@ -94,6 +94,9 @@ final class GroovyApp extends App {
     }
 
     @Override
+    boolean finishWhileBusy() { return true; }
+
+    @Override
     void finish(Run run) {
         long r = runs.get();
         run.check("scripts", r > 0, r > 0

@@ -96,6 +96,9 @@ final class JeneticsApp extends App {
     }
 
     @Override
+    boolean finishWhileBusy() { return true; }
+
+    @Override
     void finish(Run run) {
         long n = solved.get();
         run.check("knapsack", n > 0, n > 0

@@ -124,6 +124,9 @@ final class JythonApp extends App {
     }
 
     @Override
+    boolean finishWhileBusy() { return true; }
+
+    @Override
     void finish(Run run) {
         long r = runs.get();
         run.check("bench", r > 0, r > 0 ? Run.cat(r, " benchmark runs, every result equal to Java's (N-queens to the known counts)") : "no benchmark run finished");

@@ -82,6 +82,9 @@ final class SparkAlsApp extends SparkApp {
     }
 
     @Override
+    boolean finishWhileBusy() { return true; }
+
+    @Override
     void finish(Run run) {
         long n = trained.get();
         run.check("als", n > 0, n > 0

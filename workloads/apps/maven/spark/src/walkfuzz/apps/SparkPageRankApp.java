@@ -102,6 +102,9 @@ final class SparkPageRankApp extends SparkApp {
     }
 
     @Override
+    boolean finishWhileBusy() { return true; }
+
+    @Override
     void finish(Run run) {
         long n = ranked.get();
         boolean known = referenceKnown();
