@@ -28,8 +28,8 @@ final class SparkAlsApp extends SparkApp {
 
     @Override
     Map<String, long[]> keys() {
-        return Map.of("users", new long[] {60, 2, 100_000}, "items", new long[] {40, 2, 100_000},
-                "rank", new long[] {3, 1, 50}, "iterations", new long[] {6, 1, 100});
+        return Map.of("users", new long[] {30, 2, 100_000}, "items", new long[] {20, 2, 100_000},
+                "rank", new long[] {3, 1, 50}, "iterations", new long[] {5, 1, 100});
     }
 
     @Override
