@@ -17,6 +17,13 @@ AGENT_HDR := $(wildcard walkers/include/*.h) $(foreach d,$(AGENT_DIRS),$(wildcar
 WORKLOAD_SRC := $(shell find workloads/src -name '*.java' 2>/dev/null)
 APPS_SRC := $(shell find workloads/apps/src -name '*.java' 2>/dev/null)
 APPS_CP := $(shell cat workloads/apps/classpath.txt 2>/dev/null | tr '\n' ':')
+# Real applications from Maven Central (workloads/apps/maven/<app>), fetched by
+# scripts/fetch-apps.sh into $(WALKFUZZ_CACHE)/apps: one jar each, built by
+# workloads/apps/build-app.sh, which never fails for an app that is absent or was refused (that
+# app's bin/apps-<app>.unsupported says why). Its status file changes when the app is fetched.
+WALKFUZZ_CACHE ?= $(HOME)/.cache/walkfuzz
+MAVEN_APPS := $(patsubst workloads/apps/maven/%/pom.xml,%,$(wildcard workloads/apps/maven/*/pom.xml))
+APPS_CORE := $(addprefix workloads/apps/src/walkfuzz/apps/,App.java Config.java Main.java Run.java)
 GO_SRC := $(shell find cmd harness walkers -name '*.go' 2>/dev/null) go.mod go.sum
 TEST_TIMEOUT ?= 30m
 # The planted-defect walkers of `walkfuzz selftest`: the list lives in defects.c (WF_DEFECTS).
@@ -27,7 +34,7 @@ DEFECT_PLUGINS := $(DEFECTS:%=bin/libwfdefect-%.so)
 all: build
 setup:
 	@scripts/setup.sh
-build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so $(DEFECT_PLUGINS) bin/workloads.jar bin/whitebox.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar)
+build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so $(DEFECT_PLUGINS) bin/workloads.jar bin/whitebox.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar) $(MAVEN_APPS:%=bin/apps-%.jar)
 
 # The build names itself (walkfuzz version, results.json, the store, the corpus): commit and
 # dirty flag from git, "unknown" outside a checkout; .git/index changes on commit and checkout.
@@ -79,6 +86,10 @@ bin/apps.jar: $(APPS_SRC) workloads/apps/classpath.txt
 	@mkdir -p bin build && rm -rf build/apps-classes
 	$(JAVA_HOME)/bin/javac --release 11 -nowarn -cp "$(APPS_CP)" -d build/apps-classes $(APPS_SRC)
 	$(JAVA_HOME)/bin/jar cf $@ -C build/apps-classes .
+
+.SECONDEXPANSION:
+bin/apps-%.jar: workloads/apps/build-app.sh $(APPS_CORE) $$(shell find workloads/apps/maven/$$* -type f) $$(wildcard $(WALKFUZZ_CACHE)/apps/$$*/status)
+	@JAVA_HOME=$(JAVA_HOME) WALKFUZZ_CACHE=$(WALKFUZZ_CACHE) workloads/apps/build-app.sh $*
 
 test: setup build
 	go vet ./...

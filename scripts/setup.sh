@@ -188,3 +188,4 @@ fi
 echo "setup: go $(go env GOVERSION), $(javac -version 2>&1), $(gcc --version | head -1)"
 default_runtimes
 scripts/fetch-profilers.sh  # async-profiler and Datadog releases into $WALKFUZZ_CACHE/profilers (docs/profilers.md)
+scripts/fetch-apps.sh  # the real applications from Maven Central (workloads/apps/maven), one line each

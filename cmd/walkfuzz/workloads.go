@@ -1,14 +1,17 @@
 package main
 
 import (
+	"encoding/xml"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/suites"
 )
 
@@ -33,19 +36,28 @@ func workloadsCmd() *cobra.Command {
 				fmt.Fprintf(w, "%s\tbuilt-in\t%s\n", name, status(ok, "bin/workloads.jar missing: run make"))
 			}
 			for _, name := range episode.Apps {
-				why := ""
-				switch {
-				case artErr != nil || !artifacts.Exists(art.Apps):
-					why = "bin/apps.jar missing: run scripts/setup.sh and make"
-				default:
-					for _, j := range art.AppClasspath {
-						if !artifacts.Exists(j) {
-							why = j + " missing: run scripts/setup.sh"
-							break
+				why, origin := "", "Debian "+debianApps[name]
+				if unit, ok := episode.MavenApps[name]; ok {
+					origin = "Maven " + mavenOrigin(art.Root, unit)
+					if artErr != nil {
+						why = artErr.Error()
+					} else if _, err := runner.MavenAppJar(art, unit); err != nil {
+						why = err.Error()
+					}
+				} else {
+					switch {
+					case artErr != nil || !artifacts.Exists(art.Apps):
+						why = "bin/apps.jar missing: run scripts/setup.sh and make"
+					default:
+						for _, j := range art.AppClasspath {
+							if !artifacts.Exists(j) {
+								why = j + " missing: run scripts/setup.sh"
+								break
+							}
 						}
 					}
 				}
-				fmt.Fprintf(w, "%s\treal application (Debian packages)\t%s\n", name, status(why == "", why))
+				fmt.Fprintf(w, "%s\treal application (%s)\t%s\n", name, origin, status(why == "", why))
 			}
 			for _, s := range suites.All {
 				flag := dacapo
@@ -66,4 +78,35 @@ func workloadsCmd() *cobra.Command {
 	c.Flags().StringVar(&dacapo, "dacapo-jar", "", "DaCapo jar (default $DACAPO_JAR)")
 	c.Flags().StringVar(&ren, "renaissance-jar", "", "Renaissance jar (default $RENAISSANCE_JAR)")
 	return c
+}
+
+// debianApps names the Debian package each apps.jar application comes from
+// (scripts/apps-packages.txt installs them with their dependencies).
+var debianApps = map[string]string{
+	"h2": "libh2-java", "xalan": "libxalan2-java", "lucene": "liblucene4.10-java",
+	"zxing": "libzxing-core-java", "batik": "libbatik-java", "sunflow": "libsunflow-java",
+}
+
+// mavenOrigin reads the artifacts a Maven-Central app pins from its pom
+// (workloads/apps/maven/<unit>/pom.xml): "group:artifact:version", comma-separated.
+func mavenOrigin(root, unit string) string {
+	b, err := os.ReadFile(filepath.Join(root, "workloads", "apps", "maven", unit, "pom.xml"))
+	if err != nil {
+		return unit + " (pom not found)"
+	}
+	var pom struct {
+		Deps []struct {
+			Group    string `xml:"groupId"`
+			Artifact string `xml:"artifactId"`
+			Version  string `xml:"version"`
+		} `xml:"dependencies>dependency"`
+	}
+	if err := xml.Unmarshal(b, &pom); err != nil {
+		return unit + " (bad pom)"
+	}
+	var out []string
+	for _, d := range pom.Deps {
+		out = append(out, d.Group+":"+d.Artifact+":"+d.Version)
+	}
+	return strings.Join(out, ", ")
 }

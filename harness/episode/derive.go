@@ -15,8 +15,17 @@ var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "
 // the derivation was fixed. Later ones are drawn last (vthreads), so no seed's workload changed.
 var drawnFirst = Builtin[:11]
 
-// Apps lists the real-application workloads (Debian's Java packages).
-var Apps = []string{"h2", "xalan", "lucene", "zxing", "batik", "sunflow"}
+// Apps lists the real-application workloads: Debian's Java packages (apps.jar), then those
+// fetched from Maven Central (MavenApps).
+var Apps = []string{"h2", "xalan", "lucene", "zxing", "batik", "sunflow",
+	"dotty", "spark-als", "spark-pagerank", "jython", "groovy", "rx-scrabble", "jenetics"}
+
+// MavenApps maps each Maven-Central application workload to the unit that carries it:
+// workloads/apps/maven/<unit> (its pom), built into bin/apps-<unit>.jar.
+var MavenApps = map[string]string{
+	"dotty": "dotty", "spark-als": "spark", "spark-pagerank": "spark", "jython": "jython",
+	"groovy": "groovy", "rx-scrabble": "rxjava", "jenetics": "jenetics",
+}
 
 // Modes are the signal sources the agent's driver offers, in the order the derivation draws
 // them (cpu 60%, wall 25%, tgkill 10%, cpu-timer 5%).
@@ -297,13 +306,18 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-// workloadClasses are the classes of each built-in workload, as -XX:CompileCommand patterns.
+// workloadClasses are the classes of each built-in workload and of the Maven-Central apps'
+// libraries, as -XX:CompileCommand patterns.
 var workloadClasses = map[string]string{
 	"recursion": "walkfuzz.workloads.Recursion*", "deopt": "walkfuzz.workloads.Deopt*",
 	"classchurn": "walkfuzz.workloads.ClassChurn*", "lambdas": "walkfuzz.workloads.Lambdas*",
 	"stubs": "walkfuzz.workloads.Stubs*", "exceptions": "walkfuzz.workloads.Exceptions*",
 	"jni": "walkfuzz.workloads.Jni*", "gc": "walkfuzz.workloads.Gc*", "loops": "walkfuzz.workloads.Loops*",
 	"threads": "walkfuzz.workloads.Threads*", "mix": "walkfuzz.workloads.*", "vthreads": "walkfuzz.workloads.VThreads*",
+	// The Maven-Central apps: the library's hot core, where inlining decides the frame layout.
+	"dotty": "dotty.tools.dotc.core.*", "spark-als": "org.apache.spark.mllib.*", "spark-pagerank": "org.apache.spark.rdd.*",
+	"jython": "org.python.core.*", "groovy": "org.codehaus.groovy.vmplugin.v8.*",
+	"rx-scrabble": "io.reactivex.rxjava3.internal.operators.flowable.*", "jenetics": "io.jenetics.*",
 }
 
 // compilerFlags applies the later draws to the flags drawn first: Shenandoah replacing the

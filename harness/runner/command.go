@@ -109,6 +109,15 @@ func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options, 
 		e.StopAfterDuration = true
 		return append(args, suite.Args(jar, bench, e.DurationMs)...), nil
 	}
+	if unit, ok := episode.MavenApps[e.Workload]; ok {
+		jar, err := MavenAppJar(art, unit)
+		if err != nil {
+			return nil, fmt.Errorf("unsupported: workload %s: %v", e.Workload, err)
+		}
+		// The jar's manifest names the fetched jars (Class-Path) and the app's own flags (Add-Opens).
+		args = append(args, "-jar", jar, e.Workload)
+		return append(args, params...), nil
+	}
 	if IsApp(e.Workload) {
 		if !artifacts.Exists(art.Apps) {
 			return nil, fmt.Errorf("unsupported: workload %s needs bin/apps.jar: run scripts/setup.sh and make", e.Workload)
@@ -156,6 +165,25 @@ func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options, 
 	}
 	args = append(args, "-cp", art.Workloads, "walkfuzz.workloads.Main", e.Workload)
 	return append(args, params...), nil
+}
+
+// MavenAppJar is the jar of a Maven-Central application unit (bin/apps-<unit>.jar), or why
+// it cannot run: the build's bin/apps-<unit>.unsupported, or a fetched jar gone since.
+func MavenAppJar(art artifacts.Paths, unit string) (string, error) {
+	base := filepath.Join(art.Bin, "apps-"+unit)
+	if why, err := os.ReadFile(base + ".unsupported"); err == nil {
+		return "", fmt.Errorf("%s", strings.TrimSpace(string(why)))
+	}
+	cp, err := os.ReadFile(base + ".classpath")
+	if err != nil || !artifacts.Exists(base+".jar") {
+		return "", fmt.Errorf("%s.jar not built: run scripts/setup.sh (scripts/fetch-apps.sh %s) and make", base, unit)
+	}
+	for _, j := range strings.Split(strings.TrimSpace(string(cp)), "\n") {
+		if !artifacts.Exists(j) {
+			return "", fmt.Errorf("%s missing: run scripts/fetch-apps.sh %s and make", j, unit)
+		}
+	}
+	return base + ".jar", nil
 }
 
 // WhiteBoxJar is the jar of WhiteBox declarations built beside workloads.jar, for

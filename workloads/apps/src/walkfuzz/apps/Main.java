@@ -15,19 +15,35 @@ import java.util.List;
  * 1 when the application could not run at all (missing jar, setup exception), 2 for bad usage.
  */
 public final class Main {
-    /** The apps, in the order the usage message lists them. */
-    static final String[] APPS = {"h2", "xalan", "lucene", "zxing", "batik", "sunflow"};
+    /**
+     * The apps, in the order the usage message lists them, each with its class in this package.
+     * The Debian-package apps are in apps.jar; each Maven-Central app is in its own jar
+     * (bin/apps-<unit>.jar, run with java -jar), so a jar holds only some of these classes.
+     */
+    static final String[][] APPS = {
+        {"h2", "H2App"}, {"xalan", "XalanApp"}, {"lucene", "LuceneApp"}, {"zxing", "ZxingApp"},
+        {"batik", "BatikApp"}, {"sunflow", "SunflowApp"},
+        {"dotty", "DottyApp"}, {"spark-als", "SparkAlsApp"}, {"spark-pagerank", "SparkPageRankApp"},
+        {"jython", "JythonApp"}, {"groovy", "GroovyApp"}, {"rx-scrabble", "RxScrabbleApp"},
+        {"jenetics", "JeneticsApp"},
+    };
 
-    /** A new instance of the named app, or null. (A switch, not a map of lambdas: see Run.cat.) */
+    /** The class name of the named app, or null. */
+    static String className(String name) {
+        for (String[] a : APPS) {
+            if (a[0].equals(name)) return a[1];
+        }
+        return null;
+    }
+
+    /** A new instance of the named app; null when this jar does not hold it. */
     static App create(String name) {
-        switch (name) {
-            case "h2": return new H2App();
-            case "xalan": return new XalanApp();
-            case "lucene": return new LuceneApp();
-            case "zxing": return new ZxingApp();
-            case "batik": return new BatikApp();
-            case "sunflow": return new SunflowApp();
-            default: return null;
+        try {
+            return (App) Class.forName(Run.cat("walkfuzz.apps.", className(name))).getDeclaredConstructor().newInstance();
+        } catch (ClassNotFoundException e) {
+            return null;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -58,10 +74,17 @@ public final class Main {
     public static void main(String[] args) {
         long t0 = processStartNanos();
         PrintStream err = System.err;
-        App app = args.length == 0 ? null : create(args[0]);
-        if (app == null) {
+        if (args.length == 0 || className(args[0]) == null) {
+            StringBuilder names = new StringBuilder();
+            for (String[] a : APPS) names.append(names.length() == 0 ? "" : "|").append(a[0]);
             err.println(Run.cat(args.length == 0 ? "walkfuzz.apps: no app given" : Run.cat("walkfuzz.apps: unknown app '", args[0], "'"),
-                    "; usage: walkfuzz.apps.Main <", String.join("|", APPS), "> [seed=N] [duration_ms=N] [threads=N] [phase_ms=N] [app keys]"));
+                    "; usage: walkfuzz.apps.Main <", names, "> [seed=N] [duration_ms=N] [threads=N] [phase_ms=N] [app keys]"));
+            System.exit(2);
+            return;
+        }
+        App app = create(args[0]);
+        if (app == null) {
+            err.println(Run.cat("walkfuzz.apps: unsupported: app '", args[0], "' is not in this jar (apps.jar holds the Debian-package apps, bin/apps-<unit>.jar one Maven-Central app each)"));
             System.exit(2);
             return;
         }
@@ -75,7 +98,7 @@ public final class Main {
         }
         Run run = new Run(app, cfg, t0);
         run.startWatchdog();
-        writeRoots();
+        writeRoots(app);
         System.exit(run.execute());
     }
 
@@ -109,10 +132,11 @@ public final class Main {
         }
     }
 
-    private static void writeRoots() {
+    private static void writeRoots(App app) {
         String file = System.getProperty("walkfuzz.roots");
         if (file == null || file.isEmpty()) return;
         List<String> lines = new ArrayList<>(List.of(ROOTS));
+        lines.addAll(List.of(app.roots()));
         try {
             Files.write(Path.of(file), lines, StandardCharsets.UTF_8);
         } catch (Exception e) {

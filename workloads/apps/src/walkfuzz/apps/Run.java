@@ -18,14 +18,13 @@ import java.util.concurrent.atomic.LongAdder;
  * One run of one app: the clock, the worker threads, the operation counter and the checks.
  *
  * <p>Timing: the duration counts from the start of the JVM process. Workers stop at that deadline
- * (they poll {@link #running()} between operations); the main thread waits at most
- * {@link #JOIN_GRACE_MS} more for them, runs the app's checks and exits. A watchdog halts the
- * JVM {@link #HARD_GRACE_MS} after the deadline whatever happens, after printing the report
- * with a failed {@code finish} check, so a run never outlives its duration by more than that.
+ * (they poll {@link #running()} between operations); the main thread waits at most the app's
+ * {@link App#graceMs()} more for them, runs the app's checks and exits. A watchdog halts the
+ * JVM {@link #HARD_GRACE_MS} after that whatever happens, after printing the report with a
+ * failed {@code finish} check, so a run never outlives its duration by more than the sum.
  */
 final class Run {
-    static final long JOIN_GRACE_MS = 400;
-    static final long HARD_GRACE_MS = 800;
+    static final long HARD_GRACE_MS = 400;
 
     final App app;
     final Config cfg;
@@ -33,6 +32,7 @@ final class Run {
     private final long t0;
     private final long deadline;
     private final long phaseNanos;
+    private final long graceMs;
     private volatile boolean stop;
     private final LongAdder ops = new LongAdder();
     private final List<String> checks = new ArrayList<>();
@@ -49,6 +49,7 @@ final class Run {
         this.t0 = t0;
         this.deadline = t0 + cfg.durationMs * 1_000_000L;
         this.phaseNanos = cfg.phaseMs * 1_000_000L;
+        this.graceMs = app.graceMs();
     }
 
     /** True until the deadline; workers poll it between operations. */
@@ -162,7 +163,7 @@ final class Run {
         for (Thread w : workers) w.start();
         int alive = 0;
         for (Thread w : workers) {
-            long waitMs = (deadline - System.nanoTime()) / 1_000_000L + JOIN_GRACE_MS;
+            long waitMs = (deadline - System.nanoTime()) / 1_000_000L + graceMs;
             try {
                 if (waitMs > 0) w.join(waitMs);
             } catch (InterruptedException e) {
@@ -173,7 +174,14 @@ final class Run {
         stop = true;
         if (workEnd == 0) workEnd = System.nanoTime();
         if (alive > 0) {
-            check("finish", false, cat(alive, " worker(s) still running ", JOIN_GRACE_MS, " ms after the deadline"));
+            check("finish", false, cat(alive, " worker(s) still running ", graceMs, " ms after the deadline"));
+            if (app.finishWhileBusy()) {
+                try {
+                    app.finish(this);
+                } catch (Throwable t) {
+                    check("checks", false, t.toString());
+                }
+            }
         } else {
             long f0 = System.nanoTime();
             try {
@@ -198,12 +206,12 @@ final class Run {
     }
 
     private void watchdog() {
-        long hard = deadline + HARD_GRACE_MS * 1_000_000L;
+        long hard = deadline + (graceMs + HARD_GRACE_MS) * 1_000_000L;
         // Everything the watchdog prints is built now, and the report's code runs once on
         // throw-away data: under -Xcomp every method (and every string-concatenation call site)
         // is compiled before its first use, which at the deadline could outlast the grace.
-        String finishDetail = cat("still running ", HARD_GRACE_MS, " ms after the deadline: halted by the watchdog");
-        String halted = cat("walkfuzz.apps ", name, ": halted by the watchdog ", HARD_GRACE_MS, " ms after the deadline");
+        String finishDetail = cat("still running ", graceMs + HARD_GRACE_MS, " ms after the deadline: halted by the watchdog");
+        String halted = cat("walkfuzz.apps ", name, ": halted by the watchdog ", graceMs + HARD_GRACE_MS, " ms after the deadline");
         String dry = formatCheck("watchdog", false, finishDetail) + formatReport(ops.sum(), 0, List.of(halted));
         System.out.print(dry.substring(0, 0));
         for (long left; (left = hard - System.nanoTime()) > 0; ) {
