@@ -98,6 +98,10 @@ test: setup build
 # The slow fault-injection cases (real JVMs: signals at random moments, a disk that fills
 # mid-campaign, two processes on one campaign, an unreadable bucket in the nightly); the
 # quick ones are in make test. Needs root for tmpfs mounts and to act as nobody.
+# Every Maven-Central app, the heavy ones too (dotty, Spark: minutes on 2 cores, outside make test).
+test-apps: build
+	WALKFUZZ_HEAVY_APPS=1 go test -timeout 30m -count=1 -run 'TestMavenApps' -v ./harness/runner
+
 faults: build
 	go test -tags faults -timeout 20m -count=1 -run 'Faults|Unreadable|DamagedStore|FullFileSystem' -v ./cmd/walkfuzz
 
