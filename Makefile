@@ -30,7 +30,7 @@ TEST_TIMEOUT ?= 30m
 DEFECTS := $(shell sed -n 's/^ *X.\([a-z-]*\),.*/\1/p' walkers/plugins/defects/defects.c 2>/dev/null)
 DEFECT_PLUGINS := $(DEFECTS:%=bin/libwfdefect-%.so)
 
-.PHONY: all setup build test faults demo bench nightly fuzz lint clean generate report-screenshot
+.PHONY: all setup build test test-apps faults demo bench nightly fuzz lint clean generate report-screenshot
 all: build
 setup:
 	@scripts/setup.sh
