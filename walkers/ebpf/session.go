@@ -43,6 +43,7 @@ type Session struct {
 	rd      *ringbuf.Reader
 	stats   interface{ Close() error } // BPF run-time statistics, when the kernel allows
 	started time.Time
+	halted  time.Time // sampling ended (Halt)
 
 	stopping atomic.Bool
 	done     chan struct{}
@@ -208,16 +209,27 @@ func framesKey(smp *Sample) string {
 	return string(b)
 }
 
-// Stop ends sampling, drains the ring buffer and reports. It may be called once.
-func (s *Session) Stop() (Stats, error) {
-	elapsed := time.Since(s.started)
+// Halt ends sampling now: the program leaves every CPU, and what it wrote stays in the
+// ring buffer for Stop. A caller that must act on the live process after the last sample
+// (dump its perf map) halts first, acts, then stops: draining a ring the reader fell behind
+// on took 1-3 s on a loaded machine, while the JVM went on towards its exit.
+func (s *Session) Halt() {
+	if s.halted.IsZero() {
+		s.halted = time.Now()
+	}
 	for _, fd := range s.fds {
 		closeFD(fd) // detaches the program from that CPU
 	}
 	s.fds = nil
+}
+
+// Stop ends sampling if Halt did not, drains the ring buffer and reports. It may be called
+// once.
+func (s *Session) Stop() (Stats, error) {
+	s.Halt()
 	s.stopping.Store(true)
 	<-s.done
-	st := s.collect(elapsed)
+	st := s.collect(s.halted.Sub(s.started))
 	err := s.readErr
 	s.close()
 	return st, err
