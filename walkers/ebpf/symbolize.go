@@ -101,10 +101,12 @@ func PerfMapPath(pid int) string { return fmt.Sprintf("/tmp/perf-%d.map", pid) }
 
 // DumpPerfMap asks a running JVM to write its perf map now (the diagnostic command
 // Compiler.perfmap, JDK 17+, through the attach listener) and moves it to dst. The JVM
-// writes it to its /tmp under the pid it sees; that file is removed whatever happens, so no
-// run leaves one behind.
+// writes PerfMapPath under the pid it sees, which must be pid: the file is read from this
+// process's /tmp, where it stays should the JVM exit right after writing it (its
+// /proc/<pid>/root goes with it). It is removed whatever happens, so no run leaves one
+// behind.
 func DumpPerfMap(pid int, dst string, timeout time.Duration) error {
-	src := fmt.Sprintf("/proc/%d/root%s", pid, PerfMapPath(namespacePid(pid)))
+	src := PerfMapPath(pid)
 	defer os.Remove(src)
 	if _, err := attachCommand(pid, "Compiler.perfmap", timeout); err != nil {
 		return fmt.Errorf("Compiler.perfmap: %w", err)
