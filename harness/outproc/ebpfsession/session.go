@@ -51,6 +51,13 @@ func (s *ebpfSession) Prepare(env *outproc.Env) ([]string, error) {
 	if _, err := ebpf.ProbeFor(s.freqHz, e.Depth, false); err != nil {
 		return nil, err
 	}
+	// The perf map comes through the attach listener, which the JVM opens on SIGQUIT; with
+	// -Xrs SIGQUIT would end the JVM instead.
+	for _, f := range []string{"-XX:+DisableAttachMechanism", "-Xrs"} {
+		if slices.Contains(e.JVMFlags, f) {
+			return nil, fmt.Errorf("unsupported: the ebpf walker names JIT code through the JVM's attach listener, which %s turns off", f)
+		}
+	}
 	if slices.Contains(e.JVMFlags, "-XX:+PreserveFramePointer") {
 		return nil, nil
 	}

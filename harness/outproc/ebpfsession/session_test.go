@@ -95,3 +95,30 @@ func runSession(t *testing.T, j jdk.JDK, early time.Duration) (*ebpfSession, *re
 	require.NotNil(t, s, "the runner made no ebpf session")
 	return s, res
 }
+
+// The perf map needs the attach listener: flags that turn it off refuse the run before the
+// JVM starts, and the frame-pointer flag is added only when missing.
+func TestPrepareFlags(t *testing.T) {
+	if err := ebpf.Probe(); err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		flags      []string
+		want, fail string
+	}{
+		{nil, "-XX:+PreserveFramePointer", ""},
+		{[]string{"-XX:+PreserveFramePointer"}, "", ""},
+		{[]string{"-Xrs"}, "", "-Xrs turns off"},
+		{[]string{"-XX:+DisableAttachMechanism"}, "", "-XX:+DisableAttachMechanism turns off"},
+	} {
+		e := episode.Episode{JVMFlags: tc.flags, Depth: 128}
+		e.Signals.IntervalUs = 100
+		flags, err := (&ebpfSession{}).Prepare(&outproc.Env{Episode: &e})
+		if tc.fail != "" {
+			assert.ErrorContains(t, err, tc.fail, "%v", tc.flags)
+			continue
+		}
+		require.NoError(t, err, "%v", tc.flags)
+		assert.Equal(t, tc.want, strings.Join(flags, " "), "%v", tc.flags)
+	}
+}
