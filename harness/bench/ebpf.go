@@ -91,7 +91,7 @@ func measureEBPF(ctx context.Context, j jdk.JDK, freqHz, maxDepth, recursion int
 	}
 	m.JVMCPUs = (cpu1 - cpu0).Seconds() / m.Stats.Duration.Seconds()
 	m.ExpectedPerS = float64(freqHz) * m.JVMCPUs
-	if err := ebpf.DumpPerfMap(j.Path, tg.pid(), perfMap); err != nil {
+	if err := ebpf.DumpPerfMap(tg.pid(), perfMap, 30*time.Second); err != nil {
 		return m, err
 	}
 	sym, err := ebpf.NewSymbolizer(tg.pid(), perfMap)

@@ -4,9 +4,10 @@
 // from the harness (walkers/imports_test.go); classifying the samples and measuring the
 // walker are the harness's (harness/outproc, harness/bench).
 //
-// The session's sequence (harness/outproc/ebpf.go): Probe (or ProbeFor) before launching,
-// Start once the JVM runs with -XX:+PreserveFramePointer, Stop, then DumpPerfMap and
-// NewSymbolizer while the JVM is still alive (its /proc maps vanish with it).
+// The session's sequence (harness/outproc/ebpfsession): Probe (or ProbeFor) before
+// launching, Start once the JVM runs with -XX:+PreserveFramePointer (and
+// OpenAttachListener), then Halt, SnapshotMaps and DumpPerfMap while the JVM is still alive
+// (its /proc maps vanish with it), and Stop, which drains the ring buffer, whenever suits.
 //
 // The BPF program is built for x86-64 only (generate.go); on other architectures the
 // package builds and every session is refused with an "unsupported: " reason.

@@ -1,6 +1,7 @@
 package ebpf
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +44,7 @@ type Session struct {
 	rd      *ringbuf.Reader
 	stats   interface{ Close() error } // BPF run-time statistics, when the kernel allows
 	started time.Time
+	halted  time.Time // sampling ended (Halt)
 
 	stopping atomic.Bool
 	done     chan struct{}
@@ -167,11 +169,14 @@ func (s *Session) read() {
 			s.mu.Unlock()
 			continue
 		}
-		s.add(&smp)
+		s.add(&smp, rec.RawSample)
 	}
 }
 
-func (s *Session) add(smp *Sample) {
+// add counts a sample; raw is its record, whose frames, little-endian as the key wants
+// them, are the folding key. Deep stacks come at up to 20 kHz: a lookup copies nothing,
+// only a new stack's key is allocated.
+func (s *Session) add(smp *Sample, raw []byte) {
 	s.mu.Lock()
 	s.delivered++
 	s.threads[smp.Tid]++
@@ -184,40 +189,42 @@ func (s *Session) add(smp *Sample) {
 		return
 	}
 	defer s.mu.Unlock()
-	key := framesKey(smp)
-	if f := s.folded[key]; f != nil {
+	key := raw[sampleHeader : sampleHeader+8*len(smp.Frames)]
+	if smp.Err != 0 {
+		// Failed walks have no frames and fold by their errno: a key no stack can have,
+		// 5 bytes long.
+		key = binary.LittleEndian.AppendUint32([]byte{'e'}, uint32(smp.Err))
+	}
+	if f := s.folded[string(key)]; f != nil {
 		f.Count++
 		return
 	}
 	c := *smp
 	c.Frames = append([]uint64(nil), smp.Frames...)
-	s.folded[key] = &c
+	s.folded[string(key)] = &c
 }
 
-// framesKey identifies a stack; failed walks have no frames and fold by their errno.
-func framesKey(smp *Sample) string {
-	if smp.Err != 0 {
-		return fmt.Sprintf("err%d", smp.Err)
+// Halt ends sampling now: the program leaves every CPU, and what it wrote stays in the
+// ring buffer for Stop. A caller that must act on the live process after the last sample
+// (dump its perf map) halts first, acts, then stops: draining a ring the reader fell behind
+// on took 1-3 s on a loaded machine, while the JVM went on towards its exit.
+func (s *Session) Halt() {
+	if s.halted.IsZero() {
+		s.halted = time.Now()
 	}
-	b := make([]byte, 8*len(smp.Frames))
-	for i, f := range smp.Frames {
-		for j := 0; j < 8; j++ {
-			b[8*i+j] = byte(f >> (8 * j))
-		}
-	}
-	return string(b)
-}
-
-// Stop ends sampling, drains the ring buffer and reports. It may be called once.
-func (s *Session) Stop() (Stats, error) {
-	elapsed := time.Since(s.started)
 	for _, fd := range s.fds {
 		closeFD(fd) // detaches the program from that CPU
 	}
 	s.fds = nil
+}
+
+// Stop ends sampling if Halt did not, drains the ring buffer and reports. It may be called
+// once.
+func (s *Session) Stop() (Stats, error) {
+	s.Halt()
 	s.stopping.Store(true)
 	<-s.done
-	st := s.collect(elapsed)
+	st := s.collect(s.halted.Sub(s.started))
 	err := s.readErr
 	s.close()
 	return st, err

@@ -3,10 +3,9 @@ package ebpf
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"time"
 )
 
 // Kind says how a frame was named.
@@ -57,21 +56,40 @@ type Symbolizer struct {
 // NewSymbolizer snapshots /proc/<pid>/maps and reads the perf map at perfMap ("" means
 // /tmp/perf-<pid>.map; a missing map leaves JIT frames unresolved).
 func NewSymbolizer(pid int, perfMap string) (*Symbolizer, error) {
-	ms, err := readMaps(pid)
+	m, err := SnapshotMaps(pid)
 	if err != nil {
-		return nil, fmt.Errorf("symbolizer: %w", err)
-	}
-	if len(ms) == 0 { // a zombie's maps read empty
-		return nil, fmt.Errorf("symbolizer: process %d has no mappings: it exited before the snapshot", pid)
+		return nil, err
 	}
 	if perfMap == "" {
 		perfMap = PerfMapPath(pid)
 	}
+	return NewSymbolizerFrom(m, perfMap)
+}
+
+// Maps is a snapshot of a process's mappings: what names its native frames.
+type Maps struct{ ms []mapping }
+
+// SnapshotMaps reads /proc/<pid>/maps. Take it while the process lives: a zombie's maps
+// read empty.
+func SnapshotMaps(pid int) (*Maps, error) {
+	ms, err := readMaps(pid)
+	if err != nil {
+		return nil, fmt.Errorf("symbolizer: %w", err)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("symbolizer: process %d has no mappings: it exited before the snapshot", pid)
+	}
+	return &Maps{ms: ms}, nil
+}
+
+// NewSymbolizerFrom names addresses from a snapshot of the mappings and the perf map at
+// perfMap (a missing map leaves JIT frames unresolved).
+func NewSymbolizerFrom(m *Maps, perfMap string) (*Symbolizer, error) {
 	pm, err := ReadPerfMap(perfMap)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("symbolizer: %w", err)
 	}
-	return newSymbolizer(ms, pm), nil
+	return newSymbolizer(m.ms, pm), nil
 }
 
 func newSymbolizer(ms []mapping, pm *PerfMap) *Symbolizer {
@@ -81,16 +99,22 @@ func newSymbolizer(ms []mapping, pm *PerfMap) *Symbolizer {
 // PerfMapPath is where HotSpot writes a process's perf map.
 func PerfMapPath(pid int) string { return fmt.Sprintf("/tmp/perf-%d.map", pid) }
 
-// DumpPerfMap asks a running JVM to write its perf map now (jcmd Compiler.perfmap, JDK
-// 17+) and moves it to dst. The JVM writes PerfMapPath as it sees its own pid; that file is
-// removed whatever happens, so no run leaves one behind in /tmp.
-func DumpPerfMap(javaHome string, pid int, dst string) error {
+// DumpPerfMap asks a running JVM to write its perf map now (the diagnostic command
+// Compiler.perfmap, JDK 17+, through the attach listener) and moves it to dst. The JVM
+// writes PerfMapPath under the pid it sees, which must be pid: the file is read from this
+// process's /tmp, where it stays should the JVM exit right after writing it (its
+// /proc/<pid>/root goes with it). It is removed whatever happens, so no run leaves one
+// behind.
+func DumpPerfMap(pid int, dst string, timeout time.Duration) error {
 	src := PerfMapPath(pid)
 	defer os.Remove(src)
-	out, err := exec.Command(filepath.Join(javaHome, "bin", "jcmd"), strconv.Itoa(pid), "Compiler.perfmap").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "Command executed successfully") {
-		return fmt.Errorf("jcmd %d Compiler.perfmap: %v: %s", pid, err, strings.TrimSpace(string(out)))
+	if _, err := attachCommand(pid, "Compiler.perfmap", timeout); err != nil {
+		return fmt.Errorf("Compiler.perfmap: %w", err)
 	}
+	return movePerfMap(src, dst)
+}
+
+func movePerfMap(src, dst string) error {
 	if os.Rename(src, dst) == nil {
 		return nil
 	}
