@@ -62,7 +62,6 @@ func (n Need) String() string {
 var Needs = []Need{
 	{Module: "jdk.jfr", For: "the jfr walker"},
 	{Tool: "jfr", For: "reading JFR recordings (another JDK's jfr reads them: see Tool)"},
-	{Tool: "jcmd", For: "the ebpf walker's names for JIT code (jcmd Compiler.perfmap)"},
 	{Module: "java.instrument", For: "workloads with redefine_ms (the workloads jar as a Java agent)"},
 	{Module: "java.management", For: "the classchurn, gc and redefine workloads' checks"},
 }

@@ -82,13 +82,11 @@ func needsVMStructs(j JDK) string {
 	return ""
 }
 
-// needsPerfMap: the ebpf walker names JIT code from `jcmd <pid> Compiler.perfmap`.
+// needsPerfMap: the ebpf walker names JIT code with the diagnostic command Compiler.perfmap,
+// which it sends over the JVM's attach socket itself (no jcmd tool needed).
 func needsPerfMap(j JDK) string {
-	switch {
-	case j.Major < 17:
-		return "JDK " + j.Version + " has no jcmd Compiler.perfmap (added in 17) to name JIT code for the ebpf walker"
-	case !j.HasTool("jcmd"):
-		return "JDK " + j.Version + " has no jcmd tool to dump the perf map that names JIT code"
+	if j.Major < 17 {
+		return "JDK " + j.Version + " has no Compiler.perfmap diagnostic command (added in 17) to name JIT code for the ebpf walker"
 	}
 	return ""
 }
