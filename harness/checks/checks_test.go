@@ -12,7 +12,7 @@ import (
 )
 
 func TestReferenceCheckOnlyWithReferenceWalker(t *testing.T) {
-	assert.Len(t, New(Config{Walkers: []string{"asgct", "vmstructs"}}), 3)
+	assert.Len(t, New(Config{Walkers: []string{"asgct", "vmstructs"}}), 4)
 	cs := New(Config{Walkers: []string{"asgct", "reference"}})
 	require.Len(t, cs, 4)
 	assert.IsType(t, &reference{}, cs[3])
