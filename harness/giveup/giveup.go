@@ -281,12 +281,24 @@ func Top(r *samplelog.Record, tab *methods.Table) string {
 
 // staysInMethod: the instruction at bci runs in the method's own code, calling nothing
 // (no invoke, allocation, resolution, class initialisation, type check slow path, monitor,
-// throw or return), and is not the entry (bci 0).
+// throw or return), is no backward branch (a loop's safepoint poll: a thread stopped in the
+// poll's stub is reported at the loop's back edge) and is not the entry (bci 0). A compiled
+// top frame caught at an arbitrary pc is named by the next PcDesc's scope, so its bci is
+// often that of the next call or poll.
 func staysInMethod(m *methods.Method, bci int32) bool {
 	if m == nil || m.Native || m.Code == nil || bci <= 0 || !m.Code.Starts(bci) {
 		return false
 	}
-	return !leaves[m.Code.Op(bci)]
+	b := m.Code.Bytes
+	switch op := b[bci]; {
+	case leaves[op]:
+		return false
+	case (op >= 0x99 && op <= 0xa7) || op == 0xc6 || op == 0xc7: // if<cond>, goto, ifnull, ifnonnull
+		return int(bci)+2 < len(b) && int16(uint16(b[bci+1])<<8|uint16(b[bci+2])) > 0
+	case op == 0xc8: // goto_w
+		return int(bci)+4 < len(b) && int32(uint32(b[bci+1])<<24|uint32(b[bci+2])<<16|uint32(b[bci+3])<<8|uint32(b[bci+4])) > 0
+	}
+	return true
 }
 
 // leaves are the opcodes that may leave the method's code (JVMS 6.5 numbering).
