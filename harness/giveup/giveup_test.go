@@ -13,7 +13,9 @@ import (
 )
 
 // caller()V: 0 aload_0, 1 invokevirtual, 4 new, 7 dup, 8 return.
-const table = "M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n"
+// loop()V (0x201): 0 iconst_0, 1 istore_1, 2 iinc 1 1, 5 goto 2, 8 return.
+const table = "M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n" +
+	"M\t0x201\tLapp/C;\tloop\t()V\t8\t-\nB\t0x201\t033c840101a7fffdb1\n"
 
 func judge(t *testing.T) *Judge {
 	tab := methods.New()
@@ -61,10 +63,15 @@ func TestJudgement(t *testing.T) {
 		{"by design: GC", -2, 1, 2, 7, walkclass.Excused("GC_active"), false},
 		{"judge failed too", -5, -1, 0, 0, walkclass.Justified("unknown_Java"), false},
 		{"stub above the top", -5, 1, 6, 0, walkclass.Excused("unknown_Java"), false},
+		{"loop body", -5, 1, 2, 102, walkclass.Giveup("unknown_Java"), false},
+		{"loop back edge: its safepoint poll", -5, 1, 2, 105, walkclass.Excused("unknown_Java"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := judge(t)
-			a, b := rec(0, 1, tc.err, 0, 0), rec(1, 1, tc.judge, tc.typ, tc.bci)
+			a, b := rec(0, 1, tc.err, 0, 0), rec(1, 1, tc.judge, tc.typ, tc.bci%100)
+			if tc.bci >= 100 && len(b.Frames) > 0 { // in loop()V
+				b.Frames[0].Method = 0x201
+			}
 			if tc.typ == 6 { // a stub frame above the Java frame
 				b.Frames = append([]samplelog.Frame{{Type: 6}}, samplelog.Frame{Method: 0x200, Bci: 7, Type: 2})
 			}
