@@ -34,7 +34,12 @@ const (
 	// Confirmed: flagged walks (mismatch:bottom, truncated:short) where another walker's walk
 	// of the same signal ended in the reference's root: the thread's stack at the signal
 	// went down to that root, so the flagged walker lost frames; the thread did not move.
-	Confirmed   = "confirmed"
+	Confirmed = "confirmed"
+	// AtVMCall: flagged walks whose bottom frame is a method the VM calls from inside another
+	// method's bytecode (classify.VMCalled: linkCallSite, an implicit exception's
+	// constructor, loadClass, <clinit>): ASGCT ends its trace there, reported complete
+	// (docs/findings.md, "ASGCT stopping at lazily deoptimized callers and VM-initiated calls").
+	AtVMCall    = "at_vm_call"
 	AsyncFailed = "async_failed"     // the async walker returned no frames
 	RefFailed   = "reference_failed" // the reference could not be taken
 )
@@ -152,6 +157,9 @@ func (c *Checker) Add(r *samplelog.Record) {
 		by := confirmedBy(w, walks, r)
 		if by >= 0 {
 			m[Confirmed]++
+		}
+		if classify.VMCalled(c.tab.Get(w.frames[len(w.frames)-1].Method)) {
+			m[AtVMCall]++
 		}
 		if c.kept[name+class] < keptExamples {
 			c.kept[name+class]++
