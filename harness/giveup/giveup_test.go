@@ -53,18 +53,20 @@ func TestJudgement(t *testing.T) {
 		class   string
 		ordered bool // the judge's walk comes first in the log
 	}{
-		{"ordinary compiled top", -5, 1, 2, 7, walkclass.Giveup("unknown_Java"), false},
+		{"ordinary interpreted top", -5, 1, 1, 7, walkclass.Giveup("unknown_Java"), false},
+		{"ASGCT's top, no tier named", -5, 1, 0, 7, walkclass.Giveup("unknown_Java"), false},
+		{"compiled top: body, prologue or epilogue?", -5, 1, 2, 7, walkclass.Excused("unknown_Java"), false},
 		{"judge first in the log", -6, 1, 1, 7, walkclass.Giveup("not_walkable_Java"), true},
-		{"at an invoke: a callee's entry or a stub", -5, 1, 2, 1, walkclass.Excused("unknown_Java"), false},
+		{"at an invoke: a callee's entry or a stub", -5, 1, 1, 1, walkclass.Excused("unknown_Java"), false},
 		{"at an allocation", -5, 1, 1, 4, walkclass.Excused("unknown_Java"), false},
 		{"at the entry", -6, 1, 1, 0, walkclass.Excused("not_walkable_Java"), false},
 		{"compiled prologue", -5, 1, 2, -1, walkclass.Excused("unknown_Java"), false},
-		{"by design: in the VM", -3, 1, 2, 7, walkclass.Excused("unknown_not_Java"), false},
-		{"by design: GC", -2, 1, 2, 7, walkclass.Excused("GC_active"), false},
+		{"by design: in the VM", -3, 1, 1, 7, walkclass.Excused("unknown_not_Java"), false},
+		{"by design: GC", -2, 1, 1, 7, walkclass.Excused("GC_active"), false},
 		{"judge failed too", -5, -1, 0, 0, walkclass.Justified("unknown_Java"), false},
 		{"stub above the top", -5, 1, 6, 0, walkclass.Excused("unknown_Java"), false},
-		{"loop body", -5, 1, 2, 102, walkclass.Giveup("unknown_Java"), false},
-		{"loop back edge: its safepoint poll", -5, 1, 2, 105, walkclass.Excused("unknown_Java"), false},
+		{"loop body", -5, 1, 1, 102, walkclass.Giveup("unknown_Java"), false},
+		{"loop back edge: its safepoint poll", -5, 1, 1, 105, walkclass.Excused("unknown_Java"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := judge(t)
@@ -98,7 +100,7 @@ func TestJudgement(t *testing.T) {
 func TestUnjudgedWithoutPartner(t *testing.T) {
 	j := judge(t)
 	j.Add(rec(0, 1, -5, 0, 0))
-	j.Add(rec(0, 2, 3, 2, 7))
+	j.Add(rec(0, 2, 3, 1, 7))
 	j.Add(rec(1, 2, -5, 0, 0)) // vmstructs failed where asgct completed
 	j.Finish()
 	assert.Equal(t, uint64(1), j.Counts["asgct"][walkclass.Unjudged("unknown_Java")])
