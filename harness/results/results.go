@@ -165,21 +165,22 @@ type Results struct {
 	KnownStack   map[string]map[string]uint64            `json:"known_stack,omitempty"`  // walks inside known-stack regions
 	Differential map[string]map[string]uint64            `json:"differential,omitempty"` // "a~b" -> class -> samples
 	Reference    map[string]map[string]uint64            `json:"reference,omitempty"`    // bottom-frame oracle per walker
+	Crash        *Finding                                `json:"crash,omitempty"`
+	Hang         *Finding                                `json:"hang,omitempty"`
+	Log          Log                                     `json:"log"`
+	WorkloadOut  *Workload                               `json:"workload_result,omitempty"`
+	Threads      []Thread                                `json:"threads,omitempty"`
+	Notes        []string                                `json:"notes,omitempty"`
+	StartupMs    int64                                   `json:"startup_ms"`
+	WallMs       int64                                   `json:"wall_ms"`
+	RunDir       string                                  `json:"run_dir"`
+	Episode      episode.Episode                         `json:"episode"`
+	Extra        map[string]json.RawMessage              `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
+
 	// ErrorsJudged: per walker, its walks that ended in an error code judged by another
 	// walker's walk of the same signal (harness/giveup): giveup:<code>, excused:<code>,
 	// justified:<code>, unjudged:<code>, and walks, errors, judged, giveup_ppm.
 	ErrorsJudged map[string]map[string]uint64 `json:"errors_judged,omitempty"`
-	Crash        *Finding                     `json:"crash,omitempty"`
-	Hang         *Finding                     `json:"hang,omitempty"`
-	Log          Log                          `json:"log"`
-	WorkloadOut  *Workload                    `json:"workload_result,omitempty"`
-	Threads      []Thread                     `json:"threads,omitempty"`
-	Notes        []string                     `json:"notes,omitempty"`
-	StartupMs    int64                        `json:"startup_ms"`
-	WallMs       int64                        `json:"wall_ms"`
-	RunDir       string                       `json:"run_dir"`
-	Episode      episode.Episode              `json:"episode"`
-	Extra        map[string]json.RawMessage   `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
 }
 
 // NoteUnwritten records in the notes a side file (examples, thread dump, walk tail) that
