@@ -55,6 +55,9 @@ func New(cfg Config) []Check {
 		newKnownStacks(cfg, cls.ErrorClass),
 		newDifferential(cfg),
 	}
+	if ej := newErrorsJudged(cfg, cls); ej != nil {
+		out = append(out, ej)
+	}
 	if ref := newReference(cfg); ref != nil {
 		out = append(out, ref)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestReferenceCheckOnlyWithReferenceWalker(t *testing.T) {
-	assert.Len(t, New(Config{Walkers: []string{"asgct", "vmstructs"}}), 3)
+	assert.Len(t, New(Config{Walkers: []string{"asgct", "vmstructs"}}), 4)
 	cs := New(Config{Walkers: []string{"asgct", "reference"}})
 	require.Len(t, cs, 4)
 	assert.IsType(t, &reference{}, cs[3])
@@ -39,4 +39,26 @@ func TestChecksFinishUnderEpisodeNames(t *testing.T) {
 	assert.Equal(t, uint64(1), res.KnownStack["asgct"]["error:unknown_Java"])
 	assert.Equal(t, uint64(1_000_000), res.KnownStack["asgct"]["coverage_ppm"])
 	assert.FileExists(t, dir+"/"+ExamplesFile)
+}
+
+// With two walkers in the handler, each error is judged by the other walk of its signal,
+// under the episode's names, and the judgements' examples are written.
+func TestErrorsJudgedWithTwoWalkers(t *testing.T) {
+	dir := t.TempDir()
+	cs := New(Config{Walkers: []string{"asgct", "vmstructs"}, Listed: []string{"asgct", "vmstructs"}, KnownStacks: dir + "/none.tsv"})
+	for _, r := range []*samplelog.Record{
+		{Walker: 0, Result: -3, Tid: 1, Sample: 1},
+		{Walker: 1, Result: -1, Tid: 1, Sample: 1},
+	} {
+		for _, ch := range cs {
+			ch.Add(r)
+		}
+	}
+	res := &results.Results{}
+	for _, ch := range cs {
+		require.NoError(t, ch.Finish(res, dir))
+	}
+	assert.Equal(t, uint64(1), res.ErrorsJudged["asgct"][walkclass.Justified("unknown_not_Java")])
+	assert.Equal(t, uint64(2), res.ErrorsJudged["asgct"]["walks"]+res.ErrorsJudged["vmstructs"]["walks"])
+	assert.FileExists(t, dir+"/"+GiveupExamplesFile)
 }

@@ -312,6 +312,21 @@ func vmUpcall(callee *methods.Method, code *methods.Code, bci int32) bool {
 	return false
 }
 
+// VMCalled reports whether the VM calls m itself, from inside another method's bytecode
+// (vmUpcall's callees, whatever the caller's bytecode): class initialisers, class loading,
+// method-handle and call-site linkage, the constructors of the exceptions it throws.
+func VMCalled(m *methods.Method) bool {
+	switch {
+	case m == nil:
+		return false
+	case m.Name == "<clinit>", m.Name == "loadClass", m.Name == "loadClassInternal":
+		return true
+	case m.Internal == "java/lang/invoke/MethodHandleNatives":
+		return true
+	}
+	return m.Name == "<init>" && throwableName(m.Internal)
+}
+
 // throwableName: the VM's own exceptions and errors are named so (java/lang/ArithmeticException,
 // java/lang/StackOverflowError, java/lang/Throwable); nothing else needs to be recognised.
 func throwableName(internal string) bool {

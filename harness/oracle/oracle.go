@@ -30,7 +30,16 @@ import (
 // SkippedEntry (both end in (different) roots: the thread moved between entries), and these
 // counts.
 const (
-	Compared    = "compared"
+	Compared = "compared"
+	// Confirmed: flagged walks (mismatch:bottom, truncated:short) where another walker's walk
+	// of the same signal ended in the reference's root: the thread's stack at the signal
+	// went down to that root, so the flagged walker lost frames; the thread did not move.
+	Confirmed = "confirmed"
+	// AtVMCall: flagged walks whose bottom frame is a method the VM calls from inside another
+	// method's bytecode (classify.VMCalled: linkCallSite, an implicit exception's
+	// constructor, loadClass, <clinit>): ASGCT ends its trace there, reported complete
+	// (docs/findings.md, "ASGCT stopping at lazily deoptimized callers and VM-initiated calls").
+	AtVMCall    = "at_vm_call"
 	AsyncFailed = "async_failed"     // the async walker returned no frames
 	RefFailed   = "reference_failed" // the reference could not be taken
 )
@@ -62,13 +71,17 @@ func release(ws []walk) {
 
 // Example keeps the evidence of a disagreement.
 type Example struct {
-	Walker    string   `json:"walker"`
-	Class     string   `json:"class"`
-	Tid       uint32   `json:"tid"`
-	Async     []string `json:"async_bottom"`
-	Reference []string `json:"reference_bottom"`
-	AsyncLen  int      `json:"async_len"`
-	RefLen    int      `json:"reference_len"`
+	Walker string `json:"walker"`
+	Class  string `json:"class"`
+	Tid    uint32 `json:"tid"`
+	Sample uint64 `json:"sample"`
+	// ConfirmedBy names the walker whose walk of the same signal ended in the reference's
+	// root, if one did.
+	ConfirmedBy string   `json:"confirmed_by,omitempty"`
+	Async       []string `json:"async_bottom"`
+	Reference   []string `json:"reference_bottom"`
+	AsyncLen    int      `json:"async_len"`
+	RefLen      int      `json:"reference_len"`
 }
 
 // Checker pairs async walks with reference records of the same (thread, signal).
@@ -138,12 +151,53 @@ func (c *Checker) Add(r *samplelog.Record) {
 		m[Compared]++
 		class := c.compare(w, r)
 		m[class]++
-		if (class == walkclass.MismatchBottom || class == walkclass.TruncatedShort) && c.kept[name+class] < 5 {
+		if class != walkclass.MismatchBottom && class != walkclass.TruncatedShort {
+			continue
+		}
+		by := confirmedBy(w, walks, r)
+		if by >= 0 {
+			m[Confirmed]++
+		}
+		if classify.VMCalled(c.tab.Get(w.frames[len(w.frames)-1].Method)) {
+			m[AtVMCall]++
+		}
+		if c.kept[name+class] < keptExamples {
 			c.kept[name+class]++
-			c.Examples = append(c.Examples, Example{Walker: name, Class: class, Tid: r.Tid,
-				Async: c.render(w.frames), Reference: c.render(r.Frames), AsyncLen: len(w.frames), RefLen: len(r.Frames)})
+			e := Example{Walker: name, Class: class, Tid: r.Tid, Sample: r.Sample,
+				Async: c.render(w.frames), Reference: c.render(r.Frames), AsyncLen: len(w.frames), RefLen: len(r.Frames)}
+			if by >= 0 {
+				e.ConfirmedBy = c.walkers[by]
+			}
+			c.Examples = append(c.Examples, e)
 		}
 	}
+}
+
+// keptExamples: flagged walks kept per walker and class, enough to sort a run's flags by cause.
+const keptExamples = 20
+
+// confirmedBy is the index of another walker whose walk of the same signal (walks) ended in
+// the reference's root, or -1.
+func confirmedBy(w walk, walks []walk, ref *samplelog.Record) int {
+	if ref.Result <= 0 {
+		return -1
+	}
+	root := ref.Frames[len(ref.Frames)-1].Method
+	for _, o := range walks {
+		if o.walker == w.walker || o.result <= 0 {
+			continue
+		}
+		for i := len(o.frames) - 1; i >= 0; i-- {
+			if t := o.frames[i].Type; t == samplelog.FrameCPP || t == samplelog.FrameStub {
+				continue // VM frames below a thread's Java root (call stub, thread start)
+			}
+			if o.frames[i].Method == root {
+				return int(o.walker)
+			}
+			break
+		}
+	}
+	return -1
 }
 
 func (c *Checker) compare(w walk, ref *samplelog.Record) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
@@ -64,4 +65,39 @@ func TestNoReferenceWalkerNoChecker(t *testing.T) {
 	assert.Nil(t, New([]string{"asgct"}, nil, 64, isRoot))
 	var c *Checker
 	c.Add(rec(0, 1, 1)) // a nil checker ignores records
+}
+
+// A flagged walk is confirmed when another walker's walk of the same signal ended in the
+// reference's root: the stack went down to it at the signal, so the walker lost frames.
+func TestFlagConfirmedBySameSignal(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs", "reference"}, nil, 2048, isRoot)
+	c.Add(rec(0, 1, 1, 2, 3))       // asgct stopped early
+	c.Add(rec(1, 1, 1, 2, 3, 4, 5)) // vmstructs reached the root
+	c.Add(rec(2, 1, 9, 3, 4, 5))
+	c.Add(rec(0, 2, 1, 2, 8)) // both stopped short: nothing confirms
+	c.Add(rec(1, 2, 1, 2, 8))
+	c.Add(rec(2, 2, 1, 2, 4, 5))
+	a := c.Counts["asgct"]
+	assert.Equal(t, uint64(1), a[walkclass.TruncatedShort])
+	assert.Equal(t, uint64(1), a[walkclass.MismatchBottom])
+	assert.Equal(t, uint64(1), a[Confirmed])
+	assert.Zero(t, c.Counts["vmstructs"][Confirmed])
+	require.Len(t, c.Examples, 3)
+	assert.Equal(t, "vmstructs", c.Examples[0].ConfirmedBy)
+	assert.Empty(t, c.Examples[1].ConfirmedBy)
+}
+
+// A flagged walk ending in a method the VM calls (an implicit exception's constructor here)
+// is counted at_vm_call: ASGCT's known stop, reported complete.
+func TestFlagAtVMCall(t *testing.T) {
+	tab := methods.New()
+	require.Positive(t, tab.Parse([]byte("M\t0x7\tLjava/lang/NullPointerException;\t<init>\t()V\t1\t-\n")))
+	c := New([]string{"asgct", "reference"}, tab, 2048, isRoot)
+	c.Add(rec(0, 1, 1, 7))
+	c.Add(rec(1, 1, 1, 7, 3, 5))
+	c.Add(rec(0, 2, 1, 3))
+	c.Add(rec(1, 2, 1, 3, 4, 5))
+	m := c.Counts["asgct"]
+	assert.Equal(t, uint64(2), m[walkclass.TruncatedShort])
+	assert.Equal(t, uint64(1), m[AtVMCall])
 }

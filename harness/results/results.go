@@ -176,6 +176,11 @@ type Results struct {
 	RunDir       string                                  `json:"run_dir"`
 	Episode      episode.Episode                         `json:"episode"`
 	Extra        map[string]json.RawMessage              `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
+
+	// ErrorsJudged: per walker, its walks that ended in an error code judged by another
+	// walker's walk of the same signal (harness/giveup): giveup:<code>, excused:<code>,
+	// justified:<code>, unjudged:<code>, and walks, errors, judged, giveup_ppm.
+	ErrorsJudged map[string]map[string]uint64 `json:"errors_judged,omitempty"`
 }
 
 // NoteUnwritten records in the notes a side file (examples, thread dump, walk tail) that

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/harness/giveup"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
@@ -51,6 +52,7 @@ var Oracles = []Oracle{
 	{Name: "known_stack", Level: WalkLevel, What: "tagged walks that mismatch the region's recorded StackWalker stack", Measure: knownStack},
 	{Name: "reference", Level: WalkLevel, What: "judged walks whose bottom differs from the safepoint reference (mismatch:bottom, truncated:short)", Measure: reference},
 	{Name: "differential", Level: WalkLevel, What: "signals where the walker and asgct, on the same ucontext, differ or only one fails", Measure: diff, Paired: true},
+	{Name: "giveup", Level: WalkLevel, What: "walks that returned an error code on a signal where the judge walker completed a valid walk of the same ucontext, at a top the walker decodes (giveup:<code>)", Measure: giveups},
 	{Name: "errors", Level: WalkLevel, What: "walks that returned an error code (the walker gave up)", Measure: errorCodes},
 	{Name: "crash", Level: RunLevel, What: "the JVM crashed", Measure: outcome(results.Crash)},
 	{Name: "hang", Level: RunLevel, What: "the run was judged a hang", Measure: outcome(results.Hang)},
@@ -103,6 +105,20 @@ func errorCodes(res *results.Results, w string) (Count, bool) {
 		}
 	}
 	return c, ok
+}
+
+func giveups(res *results.Results, w string) (Count, bool) {
+	m, ok := res.ErrorsJudged[w]
+	if !ok || m[giveup.Walks] == 0 {
+		return Count{}, false
+	}
+	c := Count{Of: m[giveup.Walks]}
+	for k, n := range m {
+		if strings.HasPrefix(k, walkclass.GiveupPrefix) {
+			c.Flagged += n
+		}
+	}
+	return c, true
 }
 
 func knownStack(res *results.Results, w string) (Count, bool) {

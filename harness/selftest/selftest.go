@@ -64,7 +64,8 @@ type Config struct {
 	Unmodified []string
 	// Alone runs each defect without asgct beside it: no differential column, and the
 	// control of every oracle is the identity plugin's own run instead of the asgct walks
-	// of the same signals.
+	// of the same signals. The vmstructs walker walks beside it as the judge of its errors
+	// only (Judge): its own walks are not measured.
 	Alone        bool
 	ReferencePct int // share of signals re-walked at the next safepoint; 0: 10
 	Threads      int // workload threads; 0: 2
@@ -235,12 +236,20 @@ func rowEpisode(cfg Config, wl string, seed episode.Seed, walkers []string) epis
 	return e
 }
 
+// Judge walks beside every row run Alone and beside unmodified asgct: its walk of the same
+// ucontext judges the row walker's errors (the giveup column), and nothing else of it is
+// measured. Unmodified vmstructs walks beside asgct, its judge, as before.
+const Judge = walker.VMStructs
+
 // one runs one row in one workload and JDK. Defects and the identity plugin walk beside
 // asgct (unless Alone): every signal then has an unmodified walk of the same ucontext.
 func one(ctx context.Context, cfg Config, j jdk.JDK, wl string, seed episode.Seed, row string, plugins map[string]string) *Run {
 	w := walkerName(row, plugins)
 	walkers := []string{w}
-	if row != walker.ASGCT && !cfg.Alone {
+	switch {
+	case row == walker.ASGCT, cfg.Alone && row != Judge:
+		walkers = append(walkers, Judge)
+	default:
 		walkers = append(walkers, walker.ASGCT)
 	}
 	e := rowEpisode(cfg, wl, seed, walkers)
@@ -261,7 +270,7 @@ func one(ctx context.Context, cfg Config, j jdk.JDK, wl string, seed episode.See
 		run.Title = res.Hang.Title
 	}
 	run.Counts = measureAll(res, w)
-	if len(walkers) == 2 {
+	if len(walkers) == 2 && walkers[1] == walker.ASGCT {
 		run.Control = measureAll(res, walker.ASGCT)
 		delete(run.Control, "differential")
 	}

@@ -122,3 +122,30 @@ func TestRowEpisodeHasNoPerturbation(t *testing.T) {
 		assert.True(t, drawn[k], "no seed drew %s: the test shows nothing for it", k)
 	}
 }
+
+// Alone, the giveup defect is caught by the giveup column (vmstructs judging its errors on
+// the same signals), and the identity plugin judged the same way stays under the ceiling.
+func TestGiveupCaughtAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real JVMs")
+	}
+	j, err := jdk.Pick(jdk.Discover(), "17")
+	require.NoError(t, err, "JDK 17 missing: run scripts/setup.sh")
+	m, err := Execute(context.Background(), Config{Dir: filepath.Join(t.TempDir(), "runs"), Duration: 4 * time.Second,
+		JDKs: []jdk.JDK{j}, Defects: []string{"giveup"}, Workloads: []string{"loops"}, Unmodified: []string{Identity},
+		Alone: true}, testLog{t})
+	require.NoError(t, err)
+	for _, row := range m.Rows {
+		require.Len(t, row.Runs, 1)
+		r := row.Runs[0]
+		require.Empty(t, r.Error)
+		assert.Equal(t, []string{r.Walkers[0], Judge}, r.Walkers, "%s runs beside the judge", row.Name)
+		c, ok := r.Counts["giveup"]
+		require.True(t, ok, "no giveup data for %s", row.Name)
+		if row.Name == Identity {
+			assert.LessOrEqual(t, float64(c.Flagged), max(2, 0.001*float64(c.Of)), "identity judged a give-up: %d of %d", c.Flagged, c.Of)
+			continue
+		}
+		assert.Contains(t, row.CaughtBy, "giveup")
+	}
+}

@@ -51,11 +51,35 @@ const (
 	SkippedEntry    = "skipped:entry"    // both end in (different) roots: the thread moved between entries
 )
 
+// Judgements of a walk that ended in an error code, by another walk of the same signal
+// (harness/giveup): <prefix><the walker's code name>.
+const (
+	// GiveupPrefix: another walker completed a valid walk of the same ucontext, and the thread
+	// was caught where the walker's code decodes frames: it gave up on a walkable stack.
+	GiveupPrefix = "giveup:"
+	// ExcusedPrefix: the stack was walkable, but the code (or the place the thread was
+	// caught: a stub, a prologue, VM or native code) is one the walker refuses by design.
+	ExcusedPrefix = "excused:"
+	// JustifiedPrefix: the judge did not complete a walk of that signal either.
+	JustifiedPrefix = "justified:"
+	// UnjudgedPrefix: no other walk of that signal to judge by.
+	UnjudgedPrefix = "unjudged:"
+)
+
+// Giveup, Excused, Justified and Unjudged name an error code's judgement.
+func Giveup(code string) string    { return GiveupPrefix + code }
+func Excused(code string) string   { return ExcusedPrefix + code }
+func Justified(code string) string { return JustifiedPrefix + code }
+func Unjudged(code string) string  { return UnjudgedPrefix + code }
+
 // Error is the class of a walker's error code name: error:<name>.
 func Error(name string) string { return ErrorPrefix + name }
 
 // IsError reports whether a class is one of the error:<name> family.
 func IsError(class string) bool { return strings.HasPrefix(class, ErrorPrefix) }
+
+// IsGiveup reports whether a class is one of the giveup:<code> family.
+func IsGiveup(class string) bool { return strings.HasPrefix(class, GiveupPrefix) }
 
 // IsInvalid reports whether a class is invalid or one of the frame-validity oracle's
 // invalid:<reason>.
