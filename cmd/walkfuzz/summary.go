@@ -69,6 +69,9 @@ func printSummary(out io.Writer, r *results.Results) {
 			fmt.Fprintf(tw, "  \t%s\t%d\t%.2f%%\t\n", k, cls[k], 100*float64(cls[k])/float64(total))
 		}
 		tw.Flush()
+		if ej := r.ErrorsJudged[w]; ej["errors"] > 0 {
+			fmt.Fprintf(out, "  errors judged by another walk of the same signal: %s\n", judgedLine(ej))
+		}
 	}
 	if len(r.InjectedFaults) > 0 {
 		var parts []string
@@ -129,6 +132,30 @@ func printSummary(out io.Writer, r *results.Results) {
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
 	fmt.Fprintf(out, "run directory: %s\n", r.RunDir)
+}
+
+// judgedLine sums a walker's judged errors by verdict (harness/giveup): a give-up is an error
+// on a stack another walker of the same signal walked to its root.
+func judgedLine(ej map[string]uint64) string {
+	verdicts := []string{"giveup", "excused", "justified", "unjudged"}
+	sums := map[string]uint64{}
+	var giveups []string
+	for k, n := range ej {
+		v, code, ok := strings.Cut(k, ":")
+		if !ok || !slices.Contains(verdicts, v) {
+			continue
+		}
+		sums[v] += n
+		if v == "giveup" {
+			giveups = append(giveups, fmt.Sprintf("%s %d", code, n))
+		}
+	}
+	slices.Sort(giveups)
+	line := fmt.Sprintf("%d errors: giveup %d (%.3f%% of walks)", ej["errors"], sums["giveup"], float64(ej["giveup_ppm"])/1e4)
+	if len(giveups) > 0 {
+		line += " [" + strings.Join(giveups, ", ") + "]"
+	}
+	return line + fmt.Sprintf(", excused %d, justified %d, unjudged %d", sums["excused"], sums["justified"], sums["unjudged"])
 }
 
 func ns(v uint64) string {

@@ -17,3 +17,15 @@ func TestSummaryNoWalksIsNoData(t *testing.T) {
 	assert.NotRegexp(t, `\s0\.00%`, out)
 	assert.Contains(t, out, "walker jvmti-emulated: 10 walks (safepoint-biased")
 }
+
+// A walker's judged errors print one line under its classes: give-ups by code, then the rest.
+func TestSummaryErrorsJudged(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, &results.Results{Outcome: results.OK, Walkers: []string{"asgct", "vmstructs"},
+		Classes: map[string]map[string]uint64{"asgct": {"ok": 990, "error:unknown_Java": 10}, "vmstructs": {"ok": 1000}},
+		ErrorsJudged: map[string]map[string]uint64{"asgct": {"walks": 1000, "errors": 10, "judged": 9, "giveup_ppm": 3000,
+			"giveup:unknown_Java": 3, "excused:unknown_Java": 5, "justified:unknown_Java": 1, "unjudged:unknown_Java": 1}}})
+	out := b.String()
+	assert.Contains(t, out, "  errors judged by another walk of the same signal: 10 errors: giveup 3 (0.300% of walks) [unknown_Java 3], excused 5, justified 1, unjudged 1\n")
+	assert.Equal(t, 1, bytes.Count(b.Bytes(), []byte("errors judged")), "vmstructs had no errors: no line")
+}
