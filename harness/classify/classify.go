@@ -308,20 +308,30 @@ func vmUpcall(callee *methods.Method, code *methods.Code, bci int32) bool {
 		return true
 	case callee.Name == "<init>" && throwableName(callee.Internal):
 		return true
+	case finalizerRegister(callee):
+		return true
 	}
 	return false
 }
 
+// finalizerRegister: the VM registers an object whose class has a finalizer by calling
+// Finalizer.register itself, from Object.<init>'s return (rewritten _return_register_finalizer)
+// or, with -XX:-RegisterFinalizersAtInit, from the allocating bytecode: no invoke calls it.
+func finalizerRegister(m *methods.Method) bool {
+	return m.Internal == "java/lang/ref/Finalizer" && m.Name == "register"
+}
+
 // VMCalled reports whether the VM calls m itself, from inside another method's bytecode
 // (vmUpcall's callees, whatever the caller's bytecode): class initialisers, class loading,
-// method-handle and call-site linkage, the constructors of the exceptions it throws.
+// method-handle and call-site linkage, the constructors of the exceptions it throws, finalizer
+// registration.
 func VMCalled(m *methods.Method) bool {
 	switch {
 	case m == nil:
 		return false
 	case m.Name == "<clinit>", m.Name == "loadClass", m.Name == "loadClassInternal":
 		return true
-	case m.Internal == "java/lang/invoke/MethodHandleNatives":
+	case m.Internal == "java/lang/invoke/MethodHandleNatives", finalizerRegister(m):
 		return true
 	}
 	return m.Name == "<init>" && throwableName(m.Internal)

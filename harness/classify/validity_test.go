@@ -24,6 +24,8 @@ const (
 	vClinit = 0x203
 	vLoad   = 0x204
 	vNPE    = 0x205
+	vFinReg = 0x206
+	vObject = 0x207
 )
 
 func validityTable(t testing.TB) *methods.Table {
@@ -33,7 +35,9 @@ func validityTable(t testing.TB) *methods.Table {
 		"M\t0x202\tLapp/T;\trun\t()V\t4\tt\nB\t0x202\t2ab60001b1\n" +
 		"M\t0x203\tLapp/D;\t<clinit>\t()V\t0\ts\nB\t0x203\tb1\n" +
 		"M\t0x204\tLjdk/internal/loader/ClassLoaders$AppClassLoader;\tloadClass\t(Ljava/lang/String;Z)Ljava/lang/Class;\t0\t-\nB\t0x204\tb1\n" +
-		"M\t0x205\tLjava/lang/NullPointerException;\t<init>\t()V\t0\t-\nB\t0x205\tb1\n"))
+		"M\t0x205\tLjava/lang/NullPointerException;\t<init>\t()V\t0\t-\nB\t0x205\tb1\n" +
+		"M\t0x206\tLjava/lang/ref/Finalizer;\tregister\t(Ljava/lang/Object;)V\t0\ts\nB\t0x206\tb1\n" +
+		"M\t0x207\tLjava/lang/Object;\t<init>\t()V\t0\t-\nB\t0x207\tb1\n"))
 	require.Positive(t, n)
 	require.Zero(t, tab.Malformed())
 	return tab
@@ -80,6 +84,8 @@ func TestFrameValidity(t *testing.T) {
 		{"<clinit> under dup", []samplelog.Frame{f(vClinit, 0), f(vCaller, 7), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
 		{"class loading while resolving new", []samplelog.Frame{f(vLoad, 0), f(vCaller, 4), f(vRoot, 1)}, walkclass.OK},
 		{"an exception the VM throws", []samplelog.Frame{f(vNPE, 0), f(vCaller, 0), f(vRoot, 1)}, walkclass.OK},
+		{"finalizer registered at Object.<init>'s return", []samplelog.Frame{f(vFinReg, 0), f(vObject, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
+		{"Object.<init> at its return calling another method", []samplelog.Frame{f(vLeaf, 0), f(vObject, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
 		{"a VM frame between", []samplelog.Frame{f(vLeaf, 0), typed(0x7f00, 0, samplelog.FrameCPP), f(vCaller, 0), f(vRoot, 1)}, walkclass.OK},
 		{"top below VM frames", []samplelog.Frame{typed(0x7f00, 0, samplelog.FrameCPP), f(vLeaf, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonNotInstruction},
 		{"top in its prologue", []samplelog.Frame{typed(vLeaf, -1, samplelog.FrameCompiled), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
