@@ -13,6 +13,8 @@ import (
 
 	// The out-of-process walkers' sessions register themselves (harness/outproc): one line
 	// each, for every walker of that kind in harness/walker's registry.
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/apsession"
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ddprofsession"
 	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ebpfsession"
 	_ "github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
 )
