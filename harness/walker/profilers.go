@@ -1,7 +1,10 @@
 package walker
 
 import (
+	"debug/elf"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -186,4 +189,23 @@ func profilerLines() []Walker {
 		out = append(out, Walker{Name: name, Placement: OutOfProcess, Color: "#b3de69", Requires: needsProfiler(name), Profiler: true})
 	}
 	return out
+}
+
+// CheckProfilerLib accepts a --profiler-lib: a shared library that a JVM can load as an agent,
+// named as one of the profilers names its library. The error is one line naming the fix.
+func CheckProfilerLib(path string) error {
+	base := filepath.Base(path)
+	if base != asyncprofiler.LibraryName && base != ddprof.LibraryName {
+		return fmt.Errorf("--profiler-lib %s: give the build's %s (async-profiler) or %s (ddprof)", path, asyncprofiler.LibraryName, ddprof.LibraryName)
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("--profiler-lib %s is not a shared library (%v): give the path of the built %s", path, err, base)
+	}
+	defer f.Close()
+	syms, _ := f.DynamicSymbols()
+	if f.Type != elf.ET_DYN || !slices.ContainsFunc(syms, func(s elf.Symbol) bool { return s.Name == "Agent_OnLoad" }) {
+		return fmt.Errorf("--profiler-lib %s is not a JVM agent library (no Agent_OnLoad): give the path of the built %s", path, base)
+	}
+	return nil
 }
