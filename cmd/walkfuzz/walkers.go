@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 
 	// The out-of-process walkers' sessions register themselves (harness/outproc): one line
 	// each, for every walker of that kind in harness/walker's registry.
@@ -98,6 +99,10 @@ one --jdk MAJOR picks), or --jdks a,b,... (versions, majors, paths), or --jdk X 
 			}
 			for i, n := range notes {
 				fmt.Printf("[%d] %s\n", i+1, n)
+			}
+			fmt.Println("Profilers (ap:MODE and ddprof:vm run the first; ap@RELEASE:MODE a cached release):")
+			for _, r := range walker.ProfilerReleases() {
+				fmt.Println("  " + r)
 			}
 			return nil
 		},

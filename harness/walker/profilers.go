@@ -182,7 +182,9 @@ func profilerLines() []Walker {
 	colors := []string{"#8dd3c7", "#bebada", "#fb8072", "#80b1d3", "#fdb462"}
 	for i, m := range asyncprofiler.ModeNames() {
 		name := APPrefix + ":" + m
-		out = append(out, Walker{Name: name, Placement: OutOfProcess, Color: colors[i%len(colors)], Requires: needsProfiler(name), Profiler: true})
+		// vm is async-profiler's default walker on HotSpot: the default campaign runs it, the
+		// other modes when --walkers names them.
+		out = append(out, Walker{Name: name, Placement: OutOfProcess, Color: colors[i%len(colors)], Requires: needsProfiler(name), Profiler: true, OptIn: m != "vm"})
 	}
 	for _, m := range ddprof.Modes {
 		name := DDProfPrefix + ":" + m
@@ -208,4 +210,23 @@ func CheckProfilerLib(path string) error {
 		return fmt.Errorf("--profiler-lib %s is not a JVM agent library (no Agent_OnLoad): give the path of the built %s", path, base)
 	}
 	return nil
+}
+
+// ProfilerReleases says, per profiler, which library its walkers without a release run and
+// which releases the cache holds: "async-profiler 4.6 (cached: 4.6, 4.2, 4.0)", or why none.
+func ProfilerReleases() []string {
+	var out []string
+	for _, p := range []ProfilerName{{Profiler: asyncprofiler.Profiler, LibName: asyncprofiler.LibraryName}, {Profiler: ddprof.Profiler, LibName: ddprof.LibraryName}} {
+		lib, err := FindProfiler(p)
+		if err != nil {
+			out = append(out, p.Profiler+": "+err.Error())
+			continue
+		}
+		var have []string
+		for _, l := range asyncprofiler.Cached(asyncprofiler.CacheDir(), p.Profiler, p.LibName) {
+			have = append(have, l.Version)
+		}
+		out = append(out, fmt.Sprintf("%s %s at %s (cached releases: %s)", p.Profiler, lib.Version, lib.Path, strings.Join(have, ", ")))
+	}
+	return out
 }

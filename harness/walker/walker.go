@@ -76,6 +76,8 @@ type Walker struct {
 	// Profiler: a shipping profiler's walker (ap:vm, ddprof:vm), its own agent library in the
 	// JVM; a name may carry a release (ap@4.0:vm, ParseProfiler).
 	Profiler bool
+	// OptIn: the default campaign (and the nightly) leaves it out; --walkers chooses it.
+	OptIn bool
 }
 
 // Column is one of a walker's per-kind result columns.

@@ -6,9 +6,12 @@ package apsession
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
@@ -86,6 +89,21 @@ func (s *Session) Prepare(env *outproc.Env) ([]string, error) {
 		s.notes = append(s.notes, fmt.Sprintf("agent's second engine moved from signal %d to SIGRTMIN+5 (%d): %s samples in %d", s.plan.Signal, AltSignal+1, s.name, s.plan.Signal))
 	}
 	return []string{s.plan.Flag}, nil
+}
+
+// Probe plans the walker as a cpu-mode run would: the library is there and has the mode.
+func (s *Session) Probe(j jdk.JDK) error {
+	p, ok, err := walker.ParseProfiler(s.name)
+	if !ok || err != nil {
+		return fmt.Errorf("unsupported: %s is not a profiler walker: %v", s.name, err)
+	}
+	lib, err := walker.FindProfiler(p)
+	if err != nil {
+		return err
+	}
+	env := &outproc.Env{Episode: &episode.Episode{Signals: episode.Signals{Mode: "cpu", IntervalUs: 100}, Depth: asyncprofiler.DefaultDepth}, JDK: j, Dir: os.TempDir()}
+	_, err = s.planf(lib, p, env)
+	return err
 }
 
 // Tick: the profiler samples by itself from the JVM's start to its exit.
