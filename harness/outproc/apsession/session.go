@@ -7,6 +7,7 @@ package apsession
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -35,7 +36,13 @@ func planAP(lib *asyncprofiler.Library, p walker.ProfilerName, env *outproc.Env)
 }
 
 func readAP(env *outproc.Env, plan asyncprofiler.Plan, fn func(*asyncprofiler.Sample)) error {
-	return asyncprofiler.ReadRecording(env.JDK.Java(), plan.Recording, plan.Events, fn)
+	return asyncprofiler.ReadRecording(ReaderJava(env), plan.Recording, plan.Events, fn)
+}
+
+// ReaderJava is the java that reads a run's recording: the one beside the jfr tool the run's
+// JDK has or borrows (a runtime image has no compiler for the reader's source-file mode).
+func ReaderJava(env *outproc.Env) string {
+	return filepath.Join(filepath.Dir(env.JDK.Tool("jfr")), "java")
 }
 
 // Session is one profiler walker during one run.

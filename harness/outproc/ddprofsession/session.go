@@ -22,5 +22,5 @@ func plan(lib *asyncprofiler.Library, p walker.ProfilerName, env *outproc.Env) (
 }
 
 func read(env *outproc.Env, p asyncprofiler.Plan, fn func(*asyncprofiler.Sample)) error {
-	return ddprof.ReadRecording(env.JDK.Java(), p, fn)
+	return ddprof.ReadRecording(apsession.ReaderJava(env), p, fn)
 }
