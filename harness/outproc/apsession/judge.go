@@ -16,10 +16,10 @@ import (
 //
 //   - a sample holding one of the profiler's failure frames ([break_interpreted],
 //     [unknown_Java], ...) is error:<that name>, the innermost one;
-//   - one as deep as the profiler's stack depth is truncated:depth;
 //   - one with a Java frame whose method the run's method table does not hold is invalid;
 //   - one whose outermost Java frame is a thread root (the run's roots, as harness/classify
-//     judges the in-process walkers) is ok, any other truncated:short.
+//     judges the in-process walkers) is ok;
+//   - one as deep as the profiler's stack depth is truncated:depth, any other truncated:short.
 //
 // Samples without a Java frame and without a failure frame (a thread in the VM or native
 // code, a GC or compiler thread) say nothing of a Java walk: counted apart (NotJava), never
@@ -93,9 +93,6 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 	if !ok {
 		return ""
 	}
-	if s.CutAt(j.depth) {
-		return walkclass.TruncatedDepth
-	}
 	if j.known != nil {
 		for _, f := range s.Frames {
 			if !f.Java() {
@@ -109,6 +106,9 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 	}
 	if j.roots(outproc.Method{Class: root.Class, Name: root.Name, Sig: root.Descriptor, Static: root.Static()}) {
 		return walkclass.OK
+	}
+	if s.CutAt(j.depth) {
+		return walkclass.TruncatedDepth
 	}
 	j.Short[root.Class+"."+root.Name+root.Descriptor]++
 	return walkclass.TruncatedShort
