@@ -2,6 +2,7 @@ package apsession
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,12 +23,16 @@ import (
 //   - one as deep as the profiler's stack depth is truncated:depth, any other truncated:short.
 //
 // Samples without a Java frame and without a failure frame (a thread in the VM or native
-// code, a GC or compiler thread) say nothing of a Java walk: counted apart (NotJava), never
+// code, a GC or compiler thread), or with only AsyncGetCallTrace's words for a thread not in
+// Java (asyncprofiler.Benign: no_Java_frame, unknown_not_Java, thread_exit; async-profiler
+// treats them so itself, and cstack=no samples every thread), say nothing of a Java walk: counted apart (NotJava), never
 // among the classes. A walk that lost every Java frame without a marker looks the same; a
 // same-signal join would tell them apart.
 type Judge struct {
-	roots   outproc.Roots
-	known   map[string]bool // pkg/Class.name(sig) of every method in the run's method table
+	roots outproc.Roots
+	// known holds every method of the run's method table by pkg/Class.name(sig), and whether
+	// it is static: the table's word, not the profiler's (JMC's reader gives no modifiers).
+	known   map[string]bool
 	depth   int
 	Classes map[string]uint64
 	// NotJava counts samples with no Java frame and no failure frame.
@@ -52,8 +57,9 @@ func NewJudge(methodTable, rootsFile string, depth int) *Judge {
 		j.Notes = append(j.Notes, "no method table: frames are not checked against it (no invalid class)")
 		return j
 	}
-	for k := range t.ByKey() {
-		j.known[hiddenFree(k)] = true
+	for k, id := range t.ByKey() {
+		m, _ := t.Lookup(id)
+		j.known[hiddenFree(k)] = m.Static
 	}
 	return j
 }
@@ -86,10 +92,13 @@ func (j *Judge) Add(s *asyncprofiler.Sample) string {
 }
 
 func (j *Judge) classify(s *asyncprofiler.Sample) string {
+	root, ok := s.RootJava()
 	if m := s.Markers(); len(m) > 0 {
+		if !ok && !slices.ContainsFunc(m, func(x string) bool { return !asyncprofiler.Benign(x) }) {
+			return "" // AsyncGetCallTrace's word for a thread not in Java (cstack=no, agct)
+		}
 		return walkclass.Error(m[0])
 	}
-	root, ok := s.RootJava()
 	if !ok {
 		return ""
 	}
@@ -98,13 +107,17 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 			if !f.Java() {
 				continue
 			}
-			if key := f.Class + "." + f.Name + f.Descriptor; !j.known[hiddenFree(key)] {
+			if key := f.Class + "." + f.Name + f.Descriptor; !j.has(key) {
 				j.Unknown[key]++
 				return walkclass.Invalid
 			}
 		}
 	}
-	if j.roots(outproc.Method{Class: root.Class, Name: root.Name, Sig: root.Descriptor, Static: root.Static()}) {
+	static := root.Static()
+	if st, ok := j.known[hiddenFree(root.Class+"."+root.Name+root.Descriptor)]; ok {
+		static = st
+	}
+	if j.roots(outproc.Method{Class: root.Class, Name: root.Name, Sig: root.Descriptor, Static: static}) {
 		return walkclass.OK
 	}
 	if s.CutAt(j.depth) {
@@ -112,6 +125,11 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 	}
 	j.Short[root.Class+"."+root.Name+root.Descriptor]++
 	return walkclass.TruncatedShort
+}
+
+func (j *Judge) has(key string) bool {
+	_, ok := j.known[hiddenFree(key)]
+	return ok
 }
 
 // Total is the number of samples judged.

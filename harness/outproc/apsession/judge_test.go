@@ -44,6 +44,9 @@ func TestJudge(t *testing.T) {
 		{"a method the JVM never loaded", []asyncprofiler.Frame{java("w/Work", "nosuch", "()V", 0), run}, walkclass.Invalid},
 		{"at the depth", []asyncprofiler.Frame{step, step, step}, walkclass.TruncatedDepth},
 		{"not in Java", []asyncprofiler.Frame{native}, ""},
+		{"not in Java, as AsyncGetCallTrace says it", []asyncprofiler.Frame{{Name: "[no_Java_frame]", Type: "Native"}}, ""},
+		{"a failure outside Java", []asyncprofiler.Frame{{Name: "[unknown_Java]", Type: "Native"}}, walkclass.Error("unknown_Java")},
+		{"static from the method table, not the reader", []asyncprofiler.Frame{java("w/Main", "main", "([Ljava/lang/String;)V", 0)}, walkclass.OK},
 	} {
 		j := NewJudge(table, roots, 3)
 		assert.Equal(t, tc.want, j.Add(&asyncprofiler.Sample{Frames: tc.frames}), tc.name)

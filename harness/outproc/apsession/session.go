@@ -39,10 +39,26 @@ func readAP(env *outproc.Env, plan asyncprofiler.Plan, fn func(*asyncprofiler.Sa
 	return asyncprofiler.ReadRecording(ReaderJava(env), plan.Recording, plan.Events, fn)
 }
 
-// ReaderJava is the java that reads a run's recording: the one beside the jfr tool the run's
-// JDK has or borrows (a runtime image has no compiler for the reader's source-file mode).
+// ReaderJava is the java that reads a run's recording: the reader runs in source-file mode,
+// so a JDK 17+ with a compiler: the run's own, else the one lending it a jfr tool, else the
+// first such JDK found (a runtime image has neither compiler nor jfr).
 func ReaderJava(env *outproc.Env) string {
-	return filepath.Join(filepath.Dir(env.JDK.Tool("jfr")), "java")
+	canRead := func(bin string) bool {
+		_, err := os.Stat(filepath.Join(bin, "javac"))
+		return err == nil
+	}
+	if own := filepath.Dir(env.JDK.Java()); env.JDK.Major >= 17 && canRead(own) {
+		return env.JDK.Java()
+	}
+	if lent := filepath.Dir(env.JDK.Tool("jfr")); canRead(lent) {
+		return filepath.Join(lent, "java")
+	}
+	for _, j := range jdk.Discover() {
+		if j.Major >= 17 && canRead(filepath.Dir(j.Java())) {
+			return j.Java()
+		}
+	}
+	return env.JDK.Java()
 }
 
 // Session is one profiler walker during one run.
