@@ -42,6 +42,7 @@ type campaignFlags struct {
 	modes       string
 	feedback    int
 	refused     map[string]error // signal modes this machine refuses, probed once
+	profilerLib string
 }
 
 func (f *campaignFlags) register(c *cobra.Command) {
@@ -58,12 +59,16 @@ func (f *campaignFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.hangTimeout, "hang-timeout", 10*time.Second, "heartbeat silence that counts as a hang")
 	fl.BoolVar(&f.keepRuns, "keep-runs", false, "keep every run directory (default: only those of runs that did not end ok)")
 	fl.IntVar(&f.feedback, "feedback", 50, "percent of episodes that mutate an interesting earlier episode (one that showed a walk class, verdict, latency or bucket no earlier run showed) instead of a fresh seed; 0: every episode fresh from its seed")
+	fl.StringVar(&f.profilerLib, "profiler-lib", "", "your own build of a profiler (libasyncProfiler.so or libjavaProfiler.so): it stands for every release of that profiler's walkers")
 	fl.StringVar(&f.modes, "modes", "", "signal modes to draw from, comma-separated: "+strings.Join(episode.Modes, ", ")+" (default: every mode; a mode this machine refuses is left out with a note)")
 }
 
 // spec builds the campaign's spec from the flags, checking every name.
 func (f *campaignFlags) spec() (campaign.Spec, error) {
 	var s campaign.Spec
+	if err := setProfilerLib(f.profilerLib); err != nil {
+		return s, err
+	}
 	if f.walkers != "" {
 		sets, err := walker.ParseSets(f.walkers)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 )
 
 func TestEveryJDKNamesEachBuildOnce(t *testing.T) {
@@ -49,6 +50,10 @@ func TestDefaultCampaignCoversEveryJDKAndThePair(t *testing.T) {
 	assert.Equal(t, everyJDK(all), spec.JDKs)
 	assert.Contains(t, spec.Walkers, []string{walker.ASGCT, walker.VMStructs})
 	assert.Contains(t, spec.Walkers, []string{walker.ASGCT})
+	if len(asyncprofiler.Cached(asyncprofiler.CacheDir(), asyncprofiler.Profiler, asyncprofiler.LibraryName)) > 0 {
+		assert.Contains(t, spec.Walkers, []string{"ap:vm"}, "the profiler's default walker is in the default campaign")
+		assert.NotContains(t, spec.Walkers, []string{"ap:fp"}, "the other modes opt in")
+	}
 	for _, j := range all {
 		key := j.Path
 		if len(spec.JDKs) == 1 || !slices.Contains(spec.JDKs, key) {

@@ -46,11 +46,13 @@ type runFlags struct {
 	dacapoJar   string
 	renJar      string
 	timeout     time.Duration
+	profilerLib string
 }
 
 func (f *runFlags) register(c *cobra.Command) {
 	fl := c.Flags()
-	fl.StringVar(&f.walkers, "walker", walker.ASGCT, "walker(s), comma-separated: "+strings.Join(walker.Names(), ", ")+", plugin:PATH")
+	fl.StringVar(&f.walkers, "walker", walker.ASGCT, "walker(s), comma-separated: "+strings.Join(walker.Names(), ", ")+", plugin:PATH, ap@RELEASE:MODE")
+	fl.StringVar(&f.profilerLib, "profiler-lib", "", "your own build of a profiler (libasyncProfiler.so or libjavaProfiler.so): it stands for every release of that profiler's walkers (ap:vm, ddprof:vm)")
 	fl.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(append(slices.Clone(episode.Builtin), episode.Apps...), ", ")+" (default: recursion, or chosen by --seed)")
 	fl.DurationVar(&f.duration, "duration", 0, "how long the workload runs (default 10s, or chosen by --seed)")
 	fl.DurationVar(&f.interval, "interval", 0, "signal interval, 10us or more (default 100us, or chosen by --seed)")
@@ -126,6 +128,9 @@ func (f *runFlags) episode(cmd *cobra.Command, javaArgs []string) (episode.Episo
 		return e, nil
 	}
 	if err := f.check(cmd.Flags()); err != nil {
+		return episode.Episode{}, err
+	}
+	if err := setProfilerLib(f.profilerLib); err != nil {
 		return episode.Episode{}, err
 	}
 	walkers, err := walker.ParseList(f.walkers)
@@ -288,4 +293,16 @@ func jvmComplaint(dir string) string {
 		}
 	}
 	return "see " + path
+}
+
+// setProfilerLib checks a --profiler-lib and makes it the process's profiler library.
+func setProfilerLib(path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := walker.CheckProfilerLib(path); err != nil {
+		return usageErr("%w", err)
+	}
+	walker.SetProfilerLib(path)
+	return nil
 }

@@ -87,9 +87,11 @@ func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 		spec.Walkers = nil
 		var left []string
 		for _, n := range names {
-			if runsSomewhere(n) {
+			switch {
+			case walker.OptIn(n):
+			case runsSomewhere(n):
 				spec.Walkers = append(spec.Walkers, []string{n})
-			} else {
+			default:
 				left = append(left, n)
 			}
 		}

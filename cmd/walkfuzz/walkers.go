@@ -10,9 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 
 	// The out-of-process walkers' sessions register themselves (harness/outproc): one line
 	// each, for every walker of that kind in harness/walker's registry.
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/apsession"
+	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ddprofsession"
 	_ "github.com/walkfuzz/walkfuzz/harness/outproc/ebpfsession"
 	_ "github.com/walkfuzz/walkfuzz/harness/outproc/jfrsession"
 )
@@ -96,6 +99,10 @@ one --jdk MAJOR picks), or --jdks a,b,... (versions, majors, paths), or --jdk X 
 			}
 			for i, n := range notes {
 				fmt.Printf("[%d] %s\n", i+1, n)
+			}
+			fmt.Println("Profilers (ap:MODE and ddprof:vm run the first; ap@RELEASE:MODE a cached release):")
+			for _, r := range walker.ProfilerReleases() {
+				fmt.Println("  " + r)
 			}
 			return nil
 		},

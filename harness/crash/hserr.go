@@ -88,6 +88,12 @@ func parseLog(r *Report, data []byte) logShape {
 		}
 	}
 	r.stackLibs = libsOf(stackWords, mappings)
+	for _, m := range mappings {
+		if r.libPaths == nil {
+			r.libPaths = map[string]string{}
+		}
+		r.libPaths[m.lib] = m.path
+	}
 	return shape
 }
 
@@ -236,8 +242,8 @@ func setVMArgs(r *Report, s string, commandLine bool) {
 }
 
 type mapping struct {
-	lo, hi uint64
-	lib    string
+	lo, hi    uint64
+	lib, path string
 }
 
 // parseMappings reads the memory map up to its blank line; it returns how many lines it read.
@@ -256,7 +262,7 @@ func parseMappings(lines []string) ([]mapping, int) {
 		lo, err1 := strconv.ParseUint(m[1], 16, 64)
 		hi, err2 := strconv.ParseUint(m[2], 16, 64)
 		if err1 == nil && err2 == nil {
-			ms = append(ms, mapping{lo, hi, path.Base(m[3])})
+			ms = append(ms, mapping{lo, hi, path.Base(m[3]), m[3]})
 		}
 	}
 	return ms, n

@@ -50,7 +50,8 @@ type Report struct {
 	// "plugin libx.so"; empty otherwise.
 	WalkerEntry string
 
-	stackLibs []string // libraries of code addresses in the top of the crashing thread's stack
+	stackLibs []string          // libraries of code addresses in the top of the crashing thread's stack
+	libPaths  map[string]string // library file name -> its path, from the memory map
 }
 
 // Frame is one line of a native or Java stack section.

@@ -68,12 +68,19 @@ type entryRule struct {
 
 var walkerEntries = []entryRule{
 	{name: "AsyncGetCallTrace", frameRule: rule("", `^AsyncGetCallTrace$`)},
+	// The shipping profilers, with the release the cache's folder names (%v: " 4.6").
+	{name: "async-profiler%v", frameRule: rule(`^libasyncProfiler\.so$`, "")},
+	{name: "ddprof%v", frameRule: rule(`^libjavaProfiler\.so$`, "")},
 	{name: "vmstructs walker", frameRule: rule(agentLib, `^(vs_walk|walk_from|do_walk|emit_scopes|find_blob|find_pcdesc|plausible_caller|unwind_guess|interp_bci|method_id|valid_method|read_int)$`)},
 	{name: "jvmti walker", frameRule: rule(agentLib, `^(jvmti_walk|emulated_walk|on_begin|on_frame|on_end|safepoint_main|serve)$`)},
 	{name: "walkfuzz agent", frameRule: rule(agentLib, "")},
 	{name: "walkfuzz agent", frameRule: rule("", `^wf_(handler|walk_\w+|inject_\w+)$`)},
 	{name: "plugin %s", frameRule: rule(`.`, ""), notLib: regexp.MustCompile(systemLibs + `|` + agentLib), fromAgent: true},
 }
+
+// releaseDir is a release folder of scripts/fetch-profilers.sh's cache
+// (.../profilers/async-profiler/4.6/libasyncProfiler.so): the %v of an entry's name.
+var releaseDir = regexp.MustCompile(`/(\d+(?:\.\d+)+)/[^/]+$`)
 
 var agentLibRe = regexp.MustCompile(agentLib)
 

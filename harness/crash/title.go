@@ -123,7 +123,12 @@ func walkerEntry(r *Report, frames []Frame, from int) (string, int) {
 			if e.fromAgent && !calledByAgent(r, frames, k) {
 				continue
 			}
-			return strings.ReplaceAll(e.name, "%s", f.Lib), k
+			name := strings.ReplaceAll(e.name, "%s", f.Lib)
+			release := ""
+			if m := releaseDir.FindStringSubmatch(r.libPaths[f.Lib]); m != nil {
+				release = " " + m[1]
+			}
+			return strings.ReplaceAll(name, "%v", release), k
 		}
 	}
 	return "", -1

@@ -58,11 +58,11 @@ func Probe(name string, j jdk.JDK) (handled bool, err error) {
 	if walker.PlacementOf(name) != walker.OutOfProcess {
 		return false, nil
 	}
-	newSession := sessions[name]
+	newSession := sessions[walker.Canonical(name)]
 	if newSession == nil {
 		return true, fmt.Errorf("unsupported: walker %s has no session in this program", name)
 	}
-	if p, ok := newSession().(Prober); ok {
+	if p, ok := newSession(name).(Prober); ok {
 		return true, p.Probe(j)
 	}
 	return true, nil
@@ -76,11 +76,17 @@ type Result struct {
 	Notes   []string
 }
 
-var sessions = map[string]func() Session{}
+var sessions = map[string]func(name string) Session{}
 
 // Register makes a walker's sessions known; each session package calls it from init, under
 // the walker's registry name.
 func Register(name string, newSession func() Session) {
+	RegisterNamed(name, func(string) Session { return newSession() })
+}
+
+// RegisterNamed is Register for a registry line that stands for many names (ap:vm for
+// ap@4.0:vm): newSession gets the name the run asked for.
+func RegisterNamed(name string, newSession func(name string) Session) {
 	if walker.PlacementOf(name) != walker.OutOfProcess {
 		panic("outproc: " + name + " is not an out-of-process walker in harness/walker's registry")
 	}
@@ -92,15 +98,21 @@ func Register(name string, newSession func() Session) {
 // session package is not linked into this program.
 func For(ws []string) ([]Session, error) {
 	var out []Session
-	for _, name := range walker.Names() {
-		if !slices.Contains(ws, name) || walker.PlacementOf(name) != walker.OutOfProcess {
+	names := slices.Clone(ws)
+	walker.Sort(names)
+	for _, name := range slices.Compact(names) {
+		if walker.PlacementOf(name) != walker.OutOfProcess {
 			continue
 		}
-		newSession := sessions[name]
+		newSession := sessions[walker.Canonical(name)]
 		if newSession == nil {
-			return nil, fmt.Errorf("walker %s has no session in this program: import harness/outproc/%ssession", name, name)
+			pkg := walker.Canonical(name)
+			if p, ok, _ := walker.ParseProfiler(name); ok {
+				pkg = p.Prefix
+			}
+			return nil, fmt.Errorf("walker %s has no session in this program: import harness/outproc/%ssession", name, pkg)
 		}
-		out = append(out, newSession())
+		out = append(out, newSession(name))
 	}
 	return out, nil
 }

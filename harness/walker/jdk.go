@@ -135,6 +135,12 @@ func WalksRemotely(name string) bool {
 	return w.Remote
 }
 
+// OptIn reports whether the default campaign leaves a walker out (Walker.OptIn).
+func OptIn(name string) bool {
+	w, _ := Lookup(name)
+	return w.OptIn
+}
+
 // Partner is the walker a walker is paired with in the default differential ("" when none).
 func Partner(name string) string {
 	w, _ := Lookup(name)

@@ -73,6 +73,11 @@ type Walker struct {
 	// Source is the folder of an in-process walker's C, from the module root: the agent
 	// links exactly these folders besides its core (AgentMake).
 	Source string
+	// Profiler: a shipping profiler's walker (ap:vm, ddprof:vm), its own agent library in the
+	// JVM; a name may carry a release (ap@4.0:vm, ParseProfiler).
+	Profiler bool
+	// OptIn: the default campaign (and the nightly) leaves it out; --walkers chooses it.
+	OptIn bool
 }
 
 // Column is one of a walker's per-kind result columns.
@@ -99,7 +104,7 @@ const PluginPrefix = "plugin:"
 
 // registry lists the walkers in display order (in-process first, then the JVM's own and the
 // kernel's; docs/decisions.md says why): terminal tables, the dashboard and help texts follow it.
-var registry = []Walker{
+var registry = append([]Walker{
 	{Name: ASGCT, Placement: InHandler, Color: "#1f77b4", Symbol: "wf_asgct_walker", Source: "walkers/asgct", Requires: needsASGCT, Partner: VMStructs},
 	{Name: VMStructs, Placement: InHandler, Color: "#ff7f0e", Symbol: "wf_vmstructs_walker", Source: "walkers/vmstructs", ReadFaults: true, Remote: true,
 		Requires: needsVMStructs},
@@ -107,14 +112,15 @@ var registry = []Walker{
 	{Name: JVMTIEmulated, Placement: Deferred, Color: "#98df8a", Symbol: "wf_jvmti_emulated_walker", Source: "walkers/jvmti"},
 	{Name: JFR, Placement: OutOfProcess, Color: "#d62728", Requires: needsJFR,
 		Columns: []Column{{"jfr:ExecutionSample", "#d62728"}, {"jfr:CPUTimeSample", "#ff9896"}}},
-	{Name: EBPF, Placement: OutOfProcess, Color: "#9467bd", Requires: needsPerfMap},
-	{Name: Reference, Placement: Deferred, Pseudo: true},
-}
+	{Name: EBPF, Placement: OutOfProcess, Color: "#9467bd", Requires: needsPerfMap}},
+	append(profilerLines(), // ap:vm, ap:vmx, ap:fp, ap:dwarf, ap:agct, ddprof:vm (profilers.go)
+		Walker{Name: Reference, Placement: Deferred, Pseudo: true})...)
 
 // All returns the registry in display order, pseudo-walkers included.
 func All() []Walker { return slices.Clone(registry) }
 
-// Names are the walkers a --walker flag accepts besides plugin:PATH, in display order.
+// Names are the walkers a --walker flag accepts besides plugin:PATH and a profiler's
+// PREFIX@RELEASE:MODE, in display order.
 func Names() []string {
 	var out []string
 	for _, w := range registry {
@@ -132,7 +138,7 @@ func Lookup(name string) (Walker, bool) {
 			return w, true
 		}
 	}
-	return Walker{}, false
+	return lookupProfiler(name)
 }
 
 // IsPlugin reports whether name is a plugin:PATH walker.
@@ -167,7 +173,7 @@ func HasColumns(name string) bool {
 // Base is the walker a result name belongs to: jfr for jfr:ExecutionSample, the name itself
 // for a walker or a plugin.
 func Base(name string) string {
-	if IsPlugin(name) {
+	if IsPlugin(name) || IsProfiler(name) {
 		return name
 	}
 	if base, _, ok := strings.Cut(name, ":"); ok {
@@ -194,10 +200,13 @@ func Check(name string) error {
 		}
 		return nil
 	}
+	if ok, err := checkProfiler(name); ok {
+		return err
+	}
 	if w, ok := Lookup(name); ok && !w.Pseudo {
 		return nil
 	}
-	return fmt.Errorf("unknown walker %q: use one of %s, or plugin:PATH", name, strings.Join(Names(), ", "))
+	return fmt.Errorf("unknown walker %q: use one of %s, plugin:PATH, or ap@RELEASE:MODE", name, strings.Join(Names(), ", "))
 }
 
 // ParseList parses the walkers of one run, comma-separated (asgct,vmstructs): they run
@@ -236,7 +245,7 @@ func ParseSets(spec string) ([][]string, error) {
 // its order, each followed by its columns by name; then every other name (plugins, the
 // reference) by name.
 func Rank(name string) string {
-	i := slices.IndexFunc(registry, func(w Walker) bool { return !w.Pseudo && w.Name == Base(name) })
+	i := slices.IndexFunc(registry, func(w Walker) bool { return !w.Pseudo && w.Name == Canonical(Base(name)) })
 	switch {
 	case i < 0:
 		return "99" + name

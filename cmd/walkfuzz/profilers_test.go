@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
+)
+
+// needAsyncProfiler skips with the setup step when the cache has no async-profiler.
+func needAsyncProfiler(t *testing.T) {
+	if len(asyncprofiler.Cached(asyncprofiler.CacheDir(), asyncprofiler.Profiler, asyncprofiler.LibraryName)) == 0 {
+		t.Skip("async-profiler not fetched: run scripts/fetch-profilers.sh")
+	}
+}
+
+type profilerRun struct {
+	Outcome string                       `json:"outcome"`
+	Classes map[string]map[string]uint64 `json:"classes"`
+	Notes   []string                     `json:"notes"`
+}
+
+func runProfiler(t *testing.T, args ...string) profilerRun {
+	out := filepath.Join(t.TempDir(), "run")
+	stdout, stderr, code := walkfuzz(t, append([]string{"run", "--duration", "4s", "--jdk", "17", "--mode", "cpu", "--interval", "100us", "--out", out}, args...)...)
+	require.Equal(t, 0, code, "%s\n%s", stdout, stderr)
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	require.NoError(t, err)
+	var r profilerRun
+	require.NoError(t, json.Unmarshal(b, &r))
+	require.Equal(t, "ok", r.Outcome, "%s", strings.Join(r.Notes, "\n"))
+	return r
+}
+
+func total(c map[string]uint64) (n uint64) {
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// ap:vm through `walkfuzz run`: the profiler's samples are judged into its own column, most
+// complete, none with a method the run never loaded, markers as error classes.
+func TestAsyncProfilerVMThroughRun(t *testing.T) {
+	needAsyncProfiler(t)
+	for _, w := range []string{"recursion", "lambdas"} {
+		t.Run(w, func(t *testing.T) {
+			r := runProfiler(t, "--walker", "ap:vm", "--workload", w)
+			c := r.Classes["ap:vm"]
+			n := total(c)
+			require.Greater(t, n, uint64(1000), "samples judged: %v", c)
+			complete := c[walkclass.OK] + c[walkclass.TruncatedDepth] // recursion goes deeper than 2048 frames
+			assert.Greater(t, float64(complete)/float64(n), 0.8, "%v", c)
+			assert.Zero(t, c[walkclass.Invalid], "frames of methods the method table lacks: %v", r.Notes)
+			for class := range c {
+				assert.True(t, class == walkclass.OK || class == walkclass.TruncatedDepth || class == walkclass.TruncatedShort || walkclass.IsError(class), class)
+			}
+			assert.Contains(t, strings.Join(r.Notes, "\n"), "agent driver moved from signal 27")
+		})
+	}
+}
+
+// ap:agct and our asgct in one JVM: the agent moves off the profiler's SIGPROF, so neither
+// handler takes the other's signals and both walk thousands of times.
+func TestAsyncProfilerAGCTBesideASGCT(t *testing.T) {
+	needAsyncProfiler(t)
+	r := runProfiler(t, "--walker", "asgct,ap:agct", "--workload", "lambdas")
+	for _, w := range []string{"asgct", "ap:agct"} {
+		c := r.Classes[w]
+		require.Greater(t, total(c), uint64(1000), "%s: %v", w, c)
+		assert.Greater(t, float64(c[walkclass.OK])/float64(total(c)), 0.5, "%s: %v", w, c)
+	}
+}
+
+// Bad profiler input: one line naming the fix, exit 2.
+func TestProfilerBadInput(t *testing.T) {
+	notLib := filepath.Join(t.TempDir(), "libasyncProfiler.so")
+	require.NoError(t, os.WriteFile(notLib, []byte("not an ELF"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--walker", "ap:nosuch"}, `ap has no mode "nosuch"`},
+		{[]string{"run", "--walker", "ddprof:vmx"}, `ddprof has no mode "vmx"`},
+		{[]string{"run", "--walker", "ap:vm", "--profiler-lib", "/etc/hostname"}, "give the build's libasyncProfiler.so"},
+		{[]string{"run", "--walker", "ap:vm", "--profiler-lib", notLib}, "is not a shared library"},
+		{[]string{"fuzz", "--budget", "1s", "--walkers", "ap:vm", "--profiler-lib", notLib}, "is not a shared library"},
+	} {
+		_, stderr, code := walkfuzz(t, tc.args...)
+		assert.Equal(t, 2, code, "%v: %s", tc.args, stderr)
+		assert.Contains(t, stderr, tc.want, tc.args)
+		assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %s", stderr)
+	}
+}

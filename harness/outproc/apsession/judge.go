@@ -1,0 +1,176 @@
+package apsession
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
+)
+
+// Judge classifies a profiler's samples by what is sound without ground truth on the same
+// signal, in the class vocabulary of walkfuzz's own walkers (docs/profilers.md, "Judging"):
+//
+//   - a sample holding one of the profiler's failure frames ([break_interpreted],
+//     [unknown_Java], ...) is error:<that name>, the innermost one;
+//   - one with a Java frame whose method the run's method table does not hold is invalid;
+//   - one whose outermost Java frame is a thread root (the run's roots, as harness/classify
+//     judges the in-process walkers) is ok;
+//   - one as deep as the profiler's stack depth is truncated:depth, any other truncated:short.
+//
+// Samples without a Java frame and without a failure frame (a thread in the VM or native
+// code, a GC or compiler thread), or with only AsyncGetCallTrace's words for a thread not in
+// Java (asyncprofiler.Benign: no_Java_frame, unknown_not_Java, thread_exit; async-profiler
+// treats them so itself, and cstack=no samples every thread), say nothing of a Java walk: counted apart (NotJava), never
+// among the classes. A walk that lost every Java frame without a marker looks the same; a
+// same-signal join would tell them apart.
+type Judge struct {
+	roots outproc.Roots
+	// known holds every method of the run's method table by pkg/Class.name(sig), and whether
+	// it is static: the table's word, not the profiler's (JMC's reader gives no modifiers).
+	known   map[string]bool
+	depth   int
+	Classes map[string]uint64
+	// NotJava counts samples with no Java frame and no failure frame.
+	NotJava uint64
+	// Unknown counts the invalid samples' unresolved methods, Short the truncated:short
+	// samples' outermost Java methods: the notes name the commonest.
+	Unknown, Short map[string]uint64
+	Notes          []string
+}
+
+// NewJudge judges against the run's method table and roots.txt and the profiler's depth.
+func NewJudge(methodTable, rootsFile string, depth int) *Judge {
+	j := &Judge{depth: depth, Classes: map[string]uint64{}, Unknown: map[string]uint64{}, Short: map[string]uint64{}, known: map[string]bool{}}
+	var note string
+	j.roots, note = outproc.JavaRoots(methodTable, rootsFile)
+	if note != "" {
+		j.Notes = append(j.Notes, note)
+	}
+	t, err := methods.Load(methodTable)
+	if err != nil || t.Len() == 0 {
+		j.known = nil
+		j.Notes = append(j.Notes, "no method table: frames are not checked against it (no invalid class)")
+		return j
+	}
+	for k, id := range t.ByKey() {
+		m, _ := t.Lookup(id)
+		j.known[hiddenFree(k)] = m.Static
+	}
+	return j
+}
+
+// hiddenFree drops a hidden class's address suffix, which JVMTI and JFR spell differently
+// (Foo$$Lambda+0x0000.../Foo$$Lambda.0x0000..., LambdaForm$MH/0x...): two hidden classes of one
+// name are told apart by neither, so the name up to the suffix is what is checked.
+func hiddenFree(key string) string {
+	for _, sep := range []string{"+0x", ".0x", "/0x"} {
+		if i := strings.Index(key, sep); i >= 0 {
+			rest := key[i+len(sep):]
+			j := strings.IndexFunc(rest, func(r rune) bool { return !strings.ContainsRune("0123456789abcdefABCDEF", r) })
+			if j > 0 {
+				return key[:i] + rest[j:]
+			}
+		}
+	}
+	return key
+}
+
+// Add judges one sample; it returns its class, "" for a sample of no Java walk.
+func (j *Judge) Add(s *asyncprofiler.Sample) string {
+	class := j.classify(s)
+	if class == "" {
+		j.NotJava++
+		return ""
+	}
+	j.Classes[class]++
+	return class
+}
+
+func (j *Judge) classify(s *asyncprofiler.Sample) string {
+	root, ok := s.RootJava()
+	if m := s.Markers(); len(m) > 0 {
+		if !ok && !slices.ContainsFunc(m, func(x string) bool { return !asyncprofiler.Benign(x) }) {
+			return "" // AsyncGetCallTrace's word for a thread not in Java (cstack=no, agct)
+		}
+		return walkclass.Error(m[0])
+	}
+	if !ok {
+		return ""
+	}
+	if j.known != nil {
+		for _, f := range s.Frames {
+			if !f.Java() {
+				continue
+			}
+			if key := f.Class + "." + f.Name + f.Descriptor; !j.has(key) {
+				j.Unknown[key]++
+				return walkclass.Invalid
+			}
+		}
+	}
+	static := root.Static()
+	if st, ok := j.known[hiddenFree(root.Class+"."+root.Name+root.Descriptor)]; ok {
+		static = st
+	}
+	if j.roots(outproc.Method{Class: root.Class, Name: root.Name, Sig: root.Descriptor, Static: static}) {
+		return walkclass.OK
+	}
+	if s.CutAt(j.depth) {
+		return walkclass.TruncatedDepth
+	}
+	j.Short[root.Class+"."+root.Name+root.Descriptor]++
+	return walkclass.TruncatedShort
+}
+
+func (j *Judge) has(key string) bool {
+	_, ok := j.known[hiddenFree(key)]
+	return ok
+}
+
+// Total is the number of samples judged.
+func (j *Judge) Total() uint64 {
+	var n uint64
+	for _, c := range j.Classes {
+		n += c
+	}
+	return n
+}
+
+// Summary is the notes a run reports: what was not judged and the invalid frames' methods.
+func (j *Judge) Summary(name string) []string {
+	notes := append([]string(nil), j.Notes...)
+	if j.NotJava > 0 {
+		notes = append(notes, fmt.Sprintf("%d samples of threads not in Java (no Java frame, no failure frame): not judged", j.NotJava))
+	}
+	if len(j.Unknown) > 0 {
+		notes = append(notes, "invalid: methods not in the method table: "+commonest(j.Unknown))
+	}
+	if len(j.Short) > 0 {
+		notes = append(notes, "truncated:short: outermost Java frames: "+commonest(j.Short))
+	}
+	for i := range notes {
+		notes[i] = name + ": " + notes[i]
+	}
+	return notes
+}
+
+// commonest names a count map's three largest entries with their counts.
+func commonest(m map[string]uint64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool { return m[keys[a]] > m[keys[b]] || m[keys[a]] == m[keys[b]] && keys[a] < keys[b] })
+	if len(keys) > 3 {
+		keys = keys[:3]
+	}
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(keys, ", ")
+}

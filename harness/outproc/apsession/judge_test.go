@@ -1,0 +1,54 @@
+package apsession
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
+)
+
+func java(class, name, sig string, mods int) asyncprofiler.Frame {
+	return asyncprofiler.Frame{Class: class, Name: name, Descriptor: sig, Modifiers: mods, Type: "JIT compiled"}
+}
+
+// Each rule of Judge on a sample of its own, against a method table and roots.txt laid out as
+// the agent writes them.
+func TestJudge(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "methods.tsv")
+	roots := filepath.Join(dir, "roots.txt")
+	assert.NoError(t, os.WriteFile(table, []byte(
+		"M\t0x1\tLw/Work;\trun\t()V\t10\tt\n"+
+			"M\t0x2\tLw/Work;\tstep\t(I)V\t10\t-\n"+
+			"M\t0x3\tLw/Work$$Lambda+0x00007f0000001000;\tapply\t()V\t3\t-\n"+
+			"M\t0x4\tLw/Main;\tmain\t([Ljava/lang/String;)V\t10\ts\n"+
+			"M\t0x5\tLw/Pool;\tloop\t()V\t10\t-\n"), 0o644))
+	assert.NoError(t, os.WriteFile(roots, []byte("w/Pool.loop()V\n"), 0o644))
+	run := java("w/Work", "run", "()V", 0)
+	step := java("w/Work", "step", "(I)V", 0)
+	native := asyncprofiler.Frame{Class: "libjvm.so", Name: "JavaCalls::call_helper", Type: "C++"}
+	for _, tc := range []struct {
+		name   string
+		frames []asyncprofiler.Frame
+		want   string
+	}{
+		{"complete at an overridden Thread.run", []asyncprofiler.Frame{step, run, native}, walkclass.OK},
+		{"complete at a roots.txt root", []asyncprofiler.Frame{step, java("w/Pool", "loop", "()V", 0)}, walkclass.OK},
+		{"complete at static main", []asyncprofiler.Frame{java("w/Main", "main", "([Ljava/lang/String;)V", 8)}, walkclass.OK},
+		{"a hidden class, spelt as JFR spells it", []asyncprofiler.Frame{java("w/Work$$Lambda.0x00007f0000001000", "apply", "()V", 0), run}, walkclass.OK},
+		{"short of a root", []asyncprofiler.Frame{run, step}, walkclass.TruncatedShort},
+		{"a marker wins", []asyncprofiler.Frame{step, {Name: "[break_interpreted]", Type: "Native"}, run}, walkclass.Error("break_interpreted")},
+		{"a method the JVM never loaded", []asyncprofiler.Frame{java("w/Work", "nosuch", "()V", 0), run}, walkclass.Invalid},
+		{"at the depth", []asyncprofiler.Frame{step, step, step}, walkclass.TruncatedDepth},
+		{"not in Java", []asyncprofiler.Frame{native}, ""},
+		{"not in Java, as AsyncGetCallTrace says it", []asyncprofiler.Frame{{Name: "[no_Java_frame]", Type: "Native"}}, ""},
+		{"a failure outside Java", []asyncprofiler.Frame{{Name: "[unknown_Java]", Type: "Native"}}, walkclass.Error("unknown_Java")},
+		{"static from the method table, not the reader", []asyncprofiler.Frame{java("w/Main", "main", "([Ljava/lang/String;)V", 0)}, walkclass.OK},
+	} {
+		j := NewJudge(table, roots, 3)
+		assert.Equal(t, tc.want, j.Add(&asyncprofiler.Sample{Frames: tc.frames}), tc.name)
+	}
+}
