@@ -41,9 +41,13 @@ func runProfiled(t *testing.T, j jdk.JDK, art artifacts.Paths, lib *asyncprofile
 	}
 	args := []string{plan.Flag}
 	if wrap {
-		conf := fmt.Sprintf("log=%s\nmethods=%s\ncodes=%s\nwalkers=asgct,vmstructs\nwrap=%d\ninterval_ns=100000\n",
-			filepath.Join(dir, "samples.bin"), filepath.Join(dir, "methods.tsv"), filepath.Join(dir, "codes.tsv"), plan.Signal)
+		conf := fmt.Sprintf("log=%s\nmethods=%s\ncodes=%s\nwalkers=asgct,vmstructs\nwrap=%d\ninterval_ns=100000\n%s",
+			filepath.Join(dir, "samples.bin"), filepath.Join(dir, "methods.tsv"), filepath.Join(dir, "codes.tsv"), plan.Signal,
+			os.Getenv("WALKFUZZ_WRAP_CONF"))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "agent.conf"), []byte(conf), 0o644))
+		// Read after the exit, not live as the runner reads it: a ring that holds the whole
+		// run (recursion's deep walks filled the agent's own 16 MB one and dropped records).
+		require.NoError(t, samplelog.Create(filepath.Join(dir, "samples.bin"), 512<<20, 4096))
 		args = append(args, "-agentpath:"+art.Agent+"=config="+filepath.Join(dir, "agent.conf"))
 	}
 	args = append(args, "-XX:ErrorFile="+filepath.Join(dir, "hs_err_pid%p.log"), "-XX:-CreateCoredumpOnCrash",
@@ -67,22 +71,25 @@ func runProfiled(t *testing.T, j jdk.JDK, art artifacts.Paths, lib *asyncprofile
 }
 
 // judge reads a wrapped run's log, method table and recording into a Judge.
-func judge(t *testing.T, j jdk.JDK, r wrapRun, profiler string) (*Judge, Report, samplelog.Header) {
+func judge(t *testing.T, j jdk.JDK, r wrapRun, profiler string) (jg *Judge, rep Report, h samplelog.Header, shed uint64) {
 	t.Helper()
 	l, err := samplelog.Open(filepath.Join(r.dir, "samples.bin"))
 	require.NoError(t, err)
 	defer l.Close()
-	h := l.Header()
+	h = l.Header()
 	tab, err := methods.Load(filepath.Join(r.dir, "methods.tsv"))
 	require.NoError(t, err)
 	codes, err := classify.LoadCodeNames(filepath.Join(r.dir, "codes.tsv"))
 	require.NoError(t, err)
-	jg := NewJudge(profiler, h, tab, codes, r.plan.Depth)
+	for _, th := range l.Threads() {
+		shed += th.Shed
+	}
+	jg = NewJudge(profiler, h, tab, codes, r.plan.Depth)
 	_, err = l.ReadFinal(func(rec *samplelog.Record) error { jg.AddRecord(rec); return nil })
 	require.NoError(t, err)
 	require.NoError(t, asyncprofiler.ReadRecording(filepath.Join(j.Path, "bin", "java"), r.plan.Recording, r.plan.Events,
 		func(s *asyncprofiler.Sample) { jg.AddSample(s) }))
-	return jg, jg.Finish(DefaultWindow), h
+	return jg, jg.Finish(DefaultWindow), h, shed
 }
 
 func wrapSetup(t *testing.T) (artifacts.Paths, *asyncprofiler.Library) {
@@ -122,17 +129,18 @@ func TestWrapSameSignal(t *testing.T) {
 			for _, workload := range []string{"recursion", "lambdas"} {
 				t.Run(fmt.Sprintf("jdk%d/%s/%s", major, mode, workload), func(t *testing.T) {
 					r := runProfiled(t, j, art, lib, mode, workload, 4*time.Second, true)
-					jg, rep, h := judge(t, j, r, "ap:"+mode)
+					jg, rep, h, shed := judge(t, j, r, "ap:"+mode)
 					c := rep.Join
-					t.Logf("wrap %+v; join: profiler %d (on our threads %d, before ours %d), joined %d (%.1f%%), ours %d (%.1f%% joined), clock offset %d ns, gap p50 %d ns p99 %d max %d",
+					t.Logf("wrap %+v; join: profiler %d (on our threads %d, before ours %d), joined %d (%.1f%%), ours %d (%.1f%% joined), clock offset %d ns, gap p50 %d ns p99 %d max %d; our signals shed %d, records dropped %d",
 						h.Wrap, c.ProfilerSamples, c.OnOurThreads, c.BeforeOurs, c.Joined, 100*rep.Result.ProfilerRate(), c.OurRecords,
-						100*rep.Result.OursRate(), c.ClockOffsetNs, c.GapP50Ns, c.GapP99Ns, c.GapMaxNs)
+						100*rep.Result.OursRate(), c.ClockOffsetNs, c.GapP50Ns, c.GapP99Ns, c.GapMaxNs, shed, h.DroppedRecords)
 					for pair, m := range rep.Differential {
 						a, ok := agreement(m)
 						t.Logf("%s: agree %d of %d both ok (%.2f%%): %v", pair, a, ok, 100*float64(a)/float64(max(ok, 1)), m)
 					}
 					require.Equal(t, "active", h.Wrap.State, "the wrapper took the profiler's signal over")
 					require.Zero(t, h.Wrap.Lost, "the profiler did not install its handler again")
+					require.Zero(t, h.DroppedRecords, "the ring held every walk")
 					require.Greater(t, c.OnOurThreads, 1000, "the profiler sampled our threads")
 					require.Greater(t, rep.Result.ProfilerRate(), 0.9, "profiler samples joined")
 					require.Greater(t, rep.Result.OursRate(), 0.9, "our signals joined")
