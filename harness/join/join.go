@@ -70,6 +70,11 @@ type Result struct {
 // ProfilerRate is the share of the profiler's samples on our threads that joined.
 func (r Result) ProfilerRate() float64 { return ratio(r.Joined, r.OnOurThreads) }
 
+// WrappedRate is the share of the profiler's samples on our threads, taken once walkfuzz
+// walked the thread (BeforeOurs left out), that joined: what is left unjoined is signals
+// our handler shed or whose records the ring dropped.
+func (r Result) WrappedRate() float64 { return ratio(r.Joined, r.OnOurThreads-r.BeforeOurs) }
+
 // OursRate is the share of our signals that joined.
 func (r Result) OursRate() float64 { return ratio(r.JoinedOurs, r.OurSignals) }
 

@@ -51,6 +51,9 @@ func TestJoin(t *testing.T) {
 			assert.Equal(t, len(tt.ours), r.OurSignals)
 			assert.Equal(t, tt.before, r.BeforeOurs)
 			assert.Equal(t, tt.onOurs, r.OnOurThreads)
+			if n := tt.onOurs - tt.before; n > 0 {
+				assert.InDelta(t, float64(len(tt.pairs))/float64(n), r.WrappedRate(), 1e-9)
+			}
 		})
 	}
 }
