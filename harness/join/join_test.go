@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 )
 
 func sig(tid int64, start, end int64) Signal { return Signal{TID: tid, Start: start, End: end} }
@@ -94,6 +95,8 @@ func TestCompare(t *testing.T) {
 		{"deeper bci", Walk{Frames: []Frame{f(1, 3), f(2, 8)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, differential.Bci, 1},
 		{"native methods have no bci", Walk{Frames: []Frame{{Method: 1, Bci: 0, Native: true}}}, Walk{Frames: []Frame{{Method: 1, Bci: -3, Native: true}}}, differential.Agree, -1},
 		{"frame", Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, Walk{Frames: []Frame{f(1, 3), f(5, 7)}}, differential.Frame, 1},
+		{"the profiler lacks our top frame", Walk{Frames: []Frame{f(2, 7), f(3, 1)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7), f(3, 1)}}, FirstMissingTop, 0},
+		{"ours lacks the profiler's top frame", Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, Walk{Frames: []Frame{f(2, 7)}}, SecondMissingTop, 0},
 		{"shorter, not cut", Walk{Frames: []Frame{f(1, 3)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, differential.Length, 1},
 		{"shorter and cut", Walk{Frames: []Frame{f(1, 3)}, Cut: true}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, AgreeCut, 1},
 		{"cut, top bci differs", Walk{Frames: []Frame{f(1, 3)}, Cut: true}, Walk{Frames: []Frame{f(1, 4), f(2, 7)}}, differential.TopBci, 0},
@@ -148,4 +151,39 @@ func FuzzJoin(f *testing.F) {
 			t.Fatalf("counts: %+v", r)
 		}
 	})
+}
+
+func TestFromProfiler(t *testing.T) {
+	java := func(class, name string, bci int) asyncprofiler.Frame {
+		return asyncprofiler.Frame{Class: class, Name: name, Descriptor: "()V", Bci: bci, Type: "Interpreted"}
+	}
+	tests := []struct {
+		name   string
+		frames []asyncprofiler.Frame
+		keys   []string
+		failed string
+	}{
+		{"library frames are left out, Java natives kept",
+			[]asyncprofiler.Frame{{Class: "vdso", Name: "__vdso_clock_gettime", Descriptor: "()L;", Type: "Native"},
+				{Class: "libjvm.so", Name: "JVM_X", Descriptor: "()L;", Type: "Native"},
+				{Class: "java.lang.Thread", Name: "currentThread", Descriptor: "()Ljava/lang/Thread;", Type: "Native"},
+				java("p/A", "run", 3)},
+			[]string{"java/lang/Thread.currentThread()Ljava/lang/Thread;", "p/A.run()V"}, ""},
+		{"a hidden class's address is not part of the key",
+			[]asyncprofiler.Frame{java("p/A$$Lambda$14.0x0000000801001a00", "run", 0)}, []string{"p/A$$Lambda$14.run()V"}, ""},
+		{"a marker fails the walk", []asyncprofiler.Frame{java("p/A", "f", 1), {Name: "break_stack_range"}, java("p/A", "run", 3)}, nil, "break_stack_range"},
+		{"a benign marker does not", []asyncprofiler.Frame{{Name: "unknown_not_Java"}}, nil, "no_Java"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := NewNames()
+			w := FromProfiler(&asyncprofiler.Sample{Frames: tt.frames}, n, 2048)
+			var keys []string
+			for _, f := range w.Frames {
+				keys = append(keys, n.Key(f.Method))
+			}
+			assert.Equal(t, tt.keys, keys)
+			assert.Equal(t, tt.failed, w.Failed)
+		})
+	}
 }

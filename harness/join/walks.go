@@ -100,7 +100,10 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 			}
 			continue
 		}
-		native := f.Type == "Native" && f.Class != "" && !strings.Contains(f.Class, ".so")
+		// A Java native method, not a library's symbol: async-profiler names those with the
+		// library as the class (libjvm.so, vdso) and the descriptor "()L;".
+		native := f.Type == "Native" && f.Class != "" && !strings.Contains(f.Class, ".so") &&
+			f.Class != "vdso" && f.Descriptor != "()L;"
 		if !f.Java() && !native {
 			continue
 		}
@@ -123,6 +126,26 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 // async-profiler (seen on the same signal: ap:agct 0 where our asgct has -1, every time).
 func jfrBci(b int32) int32 { return max(b, 0) }
 
+// Classes of a pair whose only difference is the top frame: one walk has every method of
+// the other, in order, and one more on top (seen: ap:vm without an interpreted frame or a
+// Java native method vmstructs has at the top).
+const (
+	FirstMissingTop  = "differ:first_missing_top"
+	SecondMissingTop = "differ:second_missing_top"
+)
+
+func sameMethods(a, b []Frame) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Method != b[i].Method {
+			return false
+		}
+	}
+	return true
+}
+
 // AgreeCut: both walks name the same methods and bcis as far as the shorter one goes, and
 // the shorter one stopped at its depth limit (a profiler's depth counts its native frames
 // too, so it stops at fewer Java frames than ours at the same limit).
@@ -130,7 +153,8 @@ const AgreeCut = "agree:cut"
 
 // Compare classifies a pair of walks of one signal, the profiler's first, with
 // harness/differential's classes (Agree, TopBci, Bci, Length, Frame, AFailed for the
-// profiler's failure, BFailed for ours, BothFailed) and AgreeCut.
+// profiler's failure, BFailed for ours, BothFailed), AgreeCut, FirstMissingTop and
+// SecondMissingTop.
 func Compare(a, b Walk) (class string, at int) {
 	switch {
 	case a.Failed != "" && b.Failed != "":
@@ -143,6 +167,12 @@ func Compare(a, b Walk) (class string, at int) {
 	n := min(len(a.Frames), len(b.Frames))
 	for i := 0; i < n; i++ {
 		if a.Frames[i].Method != b.Frames[i].Method {
+			switch {
+			case i == 0 && sameMethods(a.Frames, b.Frames[1:]):
+				return FirstMissingTop, 0
+			case i == 0 && sameMethods(a.Frames[1:], b.Frames):
+				return SecondMissingTop, 0
+			}
 			return differential.Frame, i
 		}
 	}
