@@ -233,3 +233,66 @@ func mean(v []float64) float64 {
 	}
 	return s / float64(max(len(v), 1))
 }
+
+// TestWrapDdprof wraps ddprof 1.22.0 (cpu=100 µs, cstack=vm; JDK 17: it does not start on 25)
+// the same way. JMC's parser names no OS thread id, so samples are given our thread's id by
+// thread name (the workload's names are unique).
+func TestWrapDdprof(t *testing.T) {
+	art, _ := wrapSetup(t)
+	lib, err := ddprof.Find("", "")
+	if err != nil {
+		t.Skip(err)
+	}
+	j, err := jdk.Find(17)
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	plan, err := ddprof.Options(ddprof.Target{Lib: lib, Mode: "vm", Signals: "cpu", IntervalUs: 100, Dir: dir})
+	require.NoError(t, err)
+	conf := fmt.Sprintf("log=%s\nmethods=%s\ncodes=%s\nwalkers=asgct,vmstructs\nwrap=%d\n",
+		filepath.Join(dir, "samples.bin"), filepath.Join(dir, "methods.tsv"), filepath.Join(dir, "codes.tsv"), plan.Signal)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent.conf"), []byte(conf), 0o644))
+	require.NoError(t, samplelog.Create(filepath.Join(dir, "samples.bin"), 256<<20, 4096))
+	cmd := exec.Command(filepath.Join(j.Path, "bin", "java"), plan.Flag, "-agentpath:"+art.Agent+"=config="+filepath.Join(dir, "agent.conf"),
+		"-Dwalkfuzz.roots="+filepath.Join(dir, "roots.txt"), "-Dwalkfuzz.jni.lib="+art.JNILib,
+		"-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,walkfuzz.KnownStack::*",
+		"-cp", art.Workloads, "walkfuzz.workloads.Main", "lambdas", "seed=0x5eed", "duration_ms=4000", "threads=2")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	l, err := samplelog.Open(filepath.Join(dir, "samples.bin"))
+	require.NoError(t, err)
+	defer l.Close()
+	h := l.Header()
+	byName := map[string]int64{}
+	for _, th := range l.Threads() {
+		byName[th.Name] = int64(th.Tid)
+	}
+	tab, err := methods.Load(filepath.Join(dir, "methods.tsv"))
+	require.NoError(t, err)
+	codes, err := classify.LoadCodeNames(filepath.Join(dir, "codes.tsv"))
+	require.NoError(t, err)
+	jg := NewJudge("ddprof:vm", h, tab, codes, plan.Depth)
+	_, err = l.ReadFinal(func(rec *samplelog.Record) error { jg.AddRecord(rec); return nil })
+	require.NoError(t, err)
+	err = ddprof.ReadRecording(filepath.Join(j.Path, "bin", "java"), plan, func(s *asyncprofiler.Sample) {
+		if tid, ok := byName[s.Thread]; ok {
+			s.TID = tid
+		}
+		jg.AddSample(s)
+	})
+	if err != nil {
+		t.Skip(err)
+	}
+	rep := jg.Finish(Window{Max: 1_000_000, Slack: 100_000}) // ddprof signals 10-20 ms apart per thread
+	c := rep.Join
+	t.Logf("wrap %+v; join: profiler %d (on our threads %d, before ours %d), joined %d (%.1f%% once wrapped), ours %d (%.1f%%), clock offset %d ns, gap p50 %d p99 %d max %d",
+		h.Wrap, c.ProfilerSamples, c.OnOurThreads, c.BeforeOurs, c.Joined, 100*rep.Result.WrappedRate(), c.OurRecords,
+		100*rep.Result.OursRate(), c.ClockOffsetNs, c.GapP50Ns, c.GapP99Ns, c.GapMaxNs)
+	for pair, m := range rep.Differential {
+		a, ok := agreement(m)
+		t.Logf("%s: agree %d of %d both ok: %v", pair, a, ok, m)
+	}
+	require.Equal(t, "active", h.Wrap.State)
+	require.Greater(t, c.Joined, 0)
+}
