@@ -3,9 +3,9 @@
  * takes the signal over with sigaction, keeps the profiler's action, and on every signal
  * runs walkfuzz's own handler (handler.c: the thread's known-stack region and every
  * configured walker's walk, from the very ucontext, into the sample log) and then the
- * profiler's, with the same signo, siginfo and ucontext. No signal engine of ours runs (the
- * "wrap" engine below has nothing to arm): every signal is the profiler's, so its sampling
- * is what it would be alone, and the two records of one signal are joined afterwards by
+ * profiler's, with the same signo, siginfo and ucontext. No signal engine of ours runs
+ * (engine_wrap.c arms nothing): every signal is the profiler's, so its sampling is what
+ * it would be alone, and the two records of one signal are joined afterwards by
  * thread and time (harness/join; the log header's clock pair converts our times to the
  * profiler's wall clock).
  *
@@ -21,7 +21,6 @@
 #include <string.h>
 #include "base.h"
 #include "config.h"
-#include "engine.h"
 #include "handler.h"
 #include "samplelog.h"
 #include "wrap.h"
@@ -126,15 +125,3 @@ void wf_wrap_tick(void) {
         __atomic_load_n(&hdr->wrap_state, __ATOMIC_RELAXED) == WF_WRAP_ACTIVE)
         __atomic_fetch_add(&hdr->wrap_rewrapped, 1, __ATOMIC_RELAXED);
 }
-
-/* The engine a wrapping run selects (config.c sets mode=wrap): nothing to arm, start or
- * re-arm; the handler's words stay zero (no end or start re-arm, one engine). */
-static int configure(struct wf_engine_signals *s, char *err, size_t errlen) {
-    (void)s, (void)err, (void)errlen;
-    return 0;
-}
-
-const struct wf_engine wf_engine_wrap = {
-    .name = "wrap",
-    .configure = configure,
-};
