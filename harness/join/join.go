@@ -23,6 +23,9 @@ type Signal struct {
 	// Start is the first walk's start, End the last walk's end (wall-clock ns): the profiler's
 	// handler runs after End.
 	Start, End int64
+	// Region is the known-stack region the thread was in (0: none), for judging the
+	// profiler's walk of the same signal against the thread's own record of its stack.
+	Region uint32
 }
 
 // Sample is one profiler sample: its thread (OS id) and time (wall-clock ns).

@@ -66,7 +66,7 @@ func (j *Judge) AddRecord(r *samplelog.Record) {
 	if !ok {
 		i = len(j.signals)
 		j.byKey[k] = i
-		j.signals = append(j.signals, Signal{TID: int64(r.Tid), Sample: r.Sample, Start: start, End: end})
+		j.signals = append(j.signals, Signal{TID: int64(r.Tid), Sample: r.Sample, Start: start, End: end, Region: r.Region})
 		j.walks = append(j.walks, make([]Walk, len(j.hdr.WalkerNames)))
 	}
 	s := &j.signals[i]
@@ -146,6 +146,10 @@ func (j *Judge) Pair(res Result, i int) (theirs Walk, ours []Walk) {
 	p := res.Pairs[i]
 	return j.their[p.Theirs], j.walks[p.Ours]
 }
+
+// Signal returns our signal of the i-th joined pair (its thread, sample number and
+// known-stack region).
+func (j *Judge) Signal(res Result, i int) Signal { return j.signals[res.Pairs[i].Ours] }
 
 // Names is the judge's method key table, to render a walk's frames.
 func (j *Judge) Names() *Names { return j.names }

@@ -139,6 +139,13 @@ func TestWrapSameSignal(t *testing.T) {
 						a, ok := agreement(m)
 						t.Logf("%s: agree %d of %d both ok (%.2f%%): %v", pair, a, ok, 100*float64(a)/float64(max(ok, 1)), m)
 					}
+					inRegion := 0
+					for i := range rep.Result.Pairs {
+						if jg.Signal(rep.Result, i).Region != 0 {
+							inRegion++
+						}
+					}
+					t.Logf("joined pairs inside a known-stack region: %d", inRegion)
 					require.Equal(t, "active", h.Wrap.State, "the wrapper took the profiler's signal over")
 					require.Zero(t, h.Wrap.Lost, "the profiler did not install its handler again")
 					require.Zero(t, h.DroppedRecords, "the ring held every walk")
