@@ -11,7 +11,7 @@ import (
 )
 
 // Names interns method keys (internal class, name, descriptor; a hidden class's address
-// left out) so a walk is 8 bytes a frame: recursion's 2,048-frame walks, thousands of them
+// left out) so a walk is 12 bytes a frame: recursion's 2,048-frame walks, thousands of them
 // on both sides, fit in memory.
 type Names struct {
 	ids  map[string]uint32
@@ -49,8 +49,7 @@ func methodKey(internalClass, name, desc string) string {
 type Frame struct {
 	Method uint32 // Names id
 	Bci    int32
-	Native bool   // a Java native method: no bci to compare
-	Type   string // how the walker saw the frame (interpreted, compiled, inlined), for examples only
+	Native bool // a Java native method: no bci to compare
 }
 
 // Walk is one walker's Java frames of one signal, innermost first, or why it has none.
@@ -61,9 +60,6 @@ type Walk struct {
 	Failed string
 	Cut    bool // stopped at its depth limit: a longer walk that extends it agrees
 }
-
-var recordTypes = map[uint32]string{samplelog.FrameJava: "Java", samplelog.FrameInterpreted: "Interpreted",
-	samplelog.FrameCompiled: "JIT compiled", samplelog.FrameInlined: "Inlined", samplelog.FrameNative: "Native"}
 
 // FromRecord is a record's Java frames (VM and stub frames left out), its methods resolved
 // through the run's method table. code names a negative result (the walker's codes table).
@@ -80,7 +76,7 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 		if m, ok := tab.Lookup(f.Method); ok {
 			key = methodKey(m.Internal, m.Name, m.Sig)
 		}
-		w.Frames = append(w.Frames, Frame{Method: n.id(key), Bci: f.Bci, Native: f.Type == samplelog.FrameNative, Type: recordTypes[f.Type]})
+		w.Frames = append(w.Frames, Frame{Method: n.id(key), Bci: f.Bci, Native: f.Type == samplelog.FrameNative})
 	}
 	if len(w.Frames) == 0 {
 		w.Failed = "no_Java"
@@ -111,7 +107,7 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 		if native { // the JDK's reader names non-Java frame types' classes in binary form
 			class = strings.ReplaceAll(class, ".", "/")
 		}
-		w.Frames = append(w.Frames, Frame{Method: n.id(methodKey(class, f.Name, f.Descriptor)), Bci: int32(f.Bci), Native: native, Type: f.Type})
+		w.Frames = append(w.Frames, Frame{Method: n.id(methodKey(class, f.Name, f.Descriptor)), Bci: int32(f.Bci), Native: native})
 	}
 	if w.Failed != "" {
 		w.Frames = nil

@@ -183,7 +183,7 @@ func showDisagreements(t *testing.T, jg *Judge, rep Report, walker int) {
 		render := func(w Walk) string {
 			var s []string
 			for k := max(0, at-1); k < min(len(w.Frames), at+3); k++ {
-				s = append(s, fmt.Sprintf("%s@%d%s", jg.Names().Key(w.Frames[k].Method), w.Frames[k].Bci, w.Frames[k].Type))
+				s = append(s, fmt.Sprintf("%s@%d", jg.Names().Key(w.Frames[k].Method), w.Frames[k].Bci))
 			}
 			return fmt.Sprintf("%d frames: %s", len(w.Frames), strings.Join(s, " | "))
 		}
