@@ -8,7 +8,7 @@ import "strconv"
 // compiles it and checks every offset below against offsetof.
 const (
 	Magic            = "WFZLOG\x00\x01"
-	Version          = 2 // 2: prefix-sharing records (seq, shared, slot); 1: every record whole
+	Version          = 3 // 3: the clock pair and the wrap counters; 2: prefix-sharing records (seq, shared, slot); 1: every record whole
 	HeaderSize       = 4096
 	MaxWalkers       = 8
 	WalkerNameSize   = 32
@@ -58,6 +58,14 @@ const (
 	offRemoteTimeout     = 752
 	offCPURestarts       = 760
 	offCPUUserOnly       = 768
+	offClockRealtime     = 776
+	offClockMonotonic    = 784
+	offWrapSigno         = 792
+	offWrapState         = 800
+	offWrapLost          = 808
+	offWrapRewrapped     = 816
+	offWrapPrevFlags     = 824
+	offWrapPrevHandler   = 832
 )
 
 // Byte offsets of struct wf_log_thread fields.

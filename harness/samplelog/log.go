@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -221,6 +222,35 @@ type Header struct {
 	// kernel time (perf_event_paranoid >= 2 without CAP_PERFMON). An overflow that falls while
 	// the thread is in the kernel is then lost, so fewer signals come than the task clock owes.
 	CPUUserOnly bool
+	// ClockRealtimeNs and ClockMonotonicNs are CLOCK_REALTIME and CLOCK_MONOTONIC of one
+	// instant at Agent_OnLoad: WallTime converts a record's time with them.
+	ClockRealtimeNs, ClockMonotonicNs uint64
+	// Wrap (wrap=SIGNO): the agent walked in front of another agent's handler of WrapSigno
+	// (0: not wrapping) instead of sending signals of its own.
+	Wrap Wrap
+}
+
+// Wrap is the state of a wrapping run (walkers/core/wrap.c).
+type Wrap struct {
+	Signo int
+	// State: "off", "waiting" (no handler to wrap was ever found, or it was reset), "active".
+	State string
+	// Lost counts the heartbeats that found another handler installed over ours; Rewrapped
+	// those after which ours went back in front of it.
+	Lost, Rewrapped uint64
+	// PrevFlags and PrevHandler are the sa_flags and address of the handler wrapped last.
+	PrevFlags, PrevHandler uint64
+}
+
+var wrapStates = []string{"off", "waiting", "active"}
+
+// WallTime converts a CLOCK_MONOTONIC time of the agent (a record's TsNs) to the wall clock
+// through the header's clock pair: the time base JFR recordings use. Zero without a pair.
+func (h Header) WallTime(monoNs uint64) time.Time {
+	if h.ClockRealtimeNs == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(h.ClockRealtimeNs)+(int64(monoNs)-int64(h.ClockMonotonicNs))).UTC()
 }
 
 // Header returns a snapshot of the header. Counters are loaded atomically one by one, so
@@ -269,6 +299,15 @@ func (l *Log) header() Header {
 		RemoteTimeout:      l.load(offRemoteTimeout),
 		CPURestarts:        l.load(offCPURestarts),
 		CPUUserOnly:        l.load(offCPUUserOnly) != 0,
+		ClockRealtimeNs:    l.load(offClockRealtime),
+		ClockMonotonicNs:   l.load(offClockMonotonic),
+		Wrap: Wrap{Signo: int(l.load(offWrapSigno)), Lost: l.load(offWrapLost), Rewrapped: l.load(offWrapRewrapped),
+			PrevFlags: l.load(offWrapPrevFlags), PrevHandler: l.load(offWrapPrevHandler)},
+	}
+	if st := l.load(offWrapState); st < uint64(len(wrapStates)) {
+		h.Wrap.State = wrapStates[st]
+	} else {
+		h.Wrap.State = "state" + strconv.FormatUint(st, 10)
 	}
 	for i := 0; i < MaxWalkers; i++ {
 		off := offWalkerNames + i*WalkerNameSize

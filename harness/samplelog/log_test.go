@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,7 @@ func TestCreate(t *testing.T) {
 			assert.Equal(t, Header{
 				Version: Version, HeaderSize: HeaderSize, RingOffset: tt.ringOffset, RingSize: tt.ring,
 				ThreadTableOffset: HeaderSize, ThreadTableSlots: tt.slots, ThreadSlotSize: ThreadSlotSize,
-				AgentState: StateCreated,
+				AgentState: StateCreated, Wrap: Wrap{State: "off"},
 			}, h)
 			assert.Empty(t, l.Threads())
 			entries, _ := os.ReadDir(dir)
@@ -108,6 +109,8 @@ func TestHeaderAndThreads(t *testing.T) {
 		offNested: 21, offMaxDepth: 64, offIntervalNs: 100000, offPerturbed: 22, offFaultsCaught: 23,
 		offReadFaults: 24, offNestedWalked: 25,
 		offRemoteWalks: 26, offRemoteBusy: 27, offRemoteTimeout: 28, offCPURestarts: 29, offCPUUserOnly: 1,
+		offClockRealtime: 1_700_000_000_000_000_000, offClockMonotonic: 5_000_000_000, offWrapSigno: 27, offWrapState: 2,
+		offWrapLost: 3, offWrapRewrapped: 2, offWrapPrevFlags: 0x10000004, offWrapPrevHandler: 0x7f0012345678,
 	}
 	for off, v := range counters {
 		le.PutUint64(m[off:], v)
@@ -145,6 +148,8 @@ func TestHeaderAndThreads(t *testing.T) {
 	assert.Equal(t, [3]uint64{26, 27, 28}, [3]uint64{h.RemoteWalks, h.RemoteBusy, h.RemoteTimeout})
 	assert.Equal(t, uint64(29), h.CPURestarts)
 	assert.True(t, h.CPUUserOnly)
+	assert.Equal(t, Wrap{Signo: 27, State: "active", Lost: 3, Rewrapped: 2, PrevFlags: 0x10000004, PrevHandler: 0x7f0012345678}, h.Wrap)
+	assert.Equal(t, time.Unix(1_700_000_000, 250_000_000).UTC(), h.WallTime(5_250_000_000))
 	assert.Equal(t, "cannot find AsyncGetCallTrace", h.Error)
 	assert.Equal(t, []string{"asgct", "vmstructs"}, h.WalkerNames)
 

@@ -19,6 +19,7 @@
 #include "samplelog.h"
 #include "threads.h"
 #include "walkers.h"
+#include "wrap.h"
 
 static jvmtiEnv *jvmti;
 static jrawMonitorID tick_monitor;
@@ -93,6 +94,7 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
          * even when the VM itself keeps going: stop the heartbeat so the harness sees it. */
         wf_methods_relist(j, jni);
         wf_clock_tick();
+        if (wf_cfg->wrap_signo) wf_wrap_tick();
         if (wf_threads_tick()) continue;
         struct wf_log_header *hdr = wf_log_header();
         __atomic_store_n(&hdr->heartbeat_ns, wf_now_ns(), __ATOMIC_RELEASE);
@@ -122,7 +124,9 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread th) {
     wf_threads_setup(&ts);
     wf_clock_init();
     wf_budget_init();
-    if (wf_fault_install() || (walkers && wf_handler_install())) {
+    /* wrap=SIGNO: our handler goes in front of the one the agents before ours installed
+     * (their VMInit ran first), instead of on a signal of our own. */
+    if (wf_fault_install() || (walkers && (wf_cfg->wrap_signo ? wf_wrap_install() : wf_handler_install()))) {
         fail("cannot install signal handlers");
         return;
     }
@@ -176,6 +180,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     struct wf_log_header *hdr = wf_log_header();
     hdr->agent_pid = getpid();
     hdr->start_ns = wf_now_ns();
+    wf_clock_pair(&hdr->clock_realtime_ns, &hdr->clock_monotonic_ns);
     hdr->max_depth = (uint64_t)wf_cfg->depth;
     hdr->interval_ns = wf_cfg->interval_ns;
 

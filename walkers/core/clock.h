@@ -65,5 +65,9 @@ static inline uint64_t wf_clk_start(struct wf_clk *c) {
 void wf_clock_init(void);
 /* The service thread's tick: a fresh base and the rate since the last one. */
 void wf_clock_tick(void);
+/* Outside signal context: CLOCK_REALTIME and the CLOCK_MONOTONIC of the same instant (the
+ * mean of two monotonic readings around the realtime one, retried until they are under
+ * 1 us apart), so a monotonic time converts to the wall clock profilers record. */
+void wf_clock_pair(uint64_t *realtime_ns, uint64_t *monotonic_ns);
 
 #endif

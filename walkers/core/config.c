@@ -54,6 +54,10 @@ static int set_key(struct wf_config *c, const char *k, const char *v, char *err,
         else if (!strcmp(k, "jitter_pct")) c->jitter_pct = (uint32_t)(n > 100 ? 100 : n);
         else if (!strcmp(k, "signal")) c->signo = (int)n;
         else if (!strcmp(k, "signal2")) c->signo2 = (int)n;
+        else if (!strcmp(k, "wrap")) {
+            if (n < 1 || n >= (uint64_t)NSIG || n == SIGSEGV || n == SIGBUS || n == SIGKILL || n == SIGSTOP) goto bad;
+            c->wrap_signo = (int)n;
+        }
         else if (!strcmp(k, "seed")) c->seed = n;
         else if (!strcmp(k, "depth")) c->depth = (int)n;
         else if (!strcmp(k, "perturb_pct")) c->perturb_pct = (uint32_t)(n > 100 ? 100 : n);
@@ -114,6 +118,7 @@ int wf_config_load(const char *path, char *err, size_t errlen) {
     }
     fclose(f);
     if (rc) return rc;
+    if (c->wrap_signo) snprintf(c->mode, sizeof c->mode, "wrap"); /* the profiler's signals, not ours */
     if (!c->log_path[0]) {
         snprintf(err, errlen, "agent config has no log= path");
         return -1;

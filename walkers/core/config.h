@@ -37,6 +37,10 @@ struct wf_config {
     char methods_path[4096];
     char codes_path[4096];     /* walker error-code names, written once at load */
     char walkers[512];
+    /* wrap=SIGNO: no signal engine of ours; the agent wraps another agent's handler of SIGNO
+     * (wrap.c) and mode is "wrap". Read at VMInit and by the service thread, never by the
+     * handler. */
+    int wrap_signo;
 } __attribute__((aligned(64)));
 
 /* The loaded configuration; only config.c writes it (in wf_config_load). */

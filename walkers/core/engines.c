@@ -5,6 +5,7 @@
  *   cpu-timer engine_cputimer.c per-thread CPU-clock POSIX timer (tick-bound: fires at scheduler ticks only)
  *   tgkill    engine_tgkill.c   one sampler thread that signals chosen threads (targeting patterns, bursts)
  *   cpu+wall  engine_cpuwall.c  both the cpu and the wall engine on every thread, on two signals
+ *   wrap      engine_wrap.c     none of ours: another agent's signals, its handler wrapped (wrap.c, wrap=SIGNO)
  * The timer engines share the POSIX timer mechanism (timer.c). The per-signal re-arm is the
  * engine's function pointer, called only when the handler's words say it has a syscall to
  * make (engine.h), so the path a signal takes otherwise has no indirect call. */
@@ -19,7 +20,8 @@
     X(wf_engine_wall)      \
     X(wf_engine_cpu_timer) \
     X(wf_engine_tgkill)    \
-    X(wf_engine_cpu_wall)
+    X(wf_engine_cpu_wall)  \
+    X(wf_engine_wrap)
 
 #define DECLARE(sym) extern const struct wf_engine sym;
 ENGINES(DECLARE)

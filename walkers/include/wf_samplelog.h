@@ -24,7 +24,8 @@
 #include <stdint.h>
 
 #define WF_LOG_MAGIC "WFZLOG\0\1"
-#define WF_LOG_VERSION 2 /* 2: prefix-sharing records (seq, shared, slot); 1: every record whole */
+#define WF_LOG_VERSION 3 /* 3: the clock pair and the wrap counters; 2: prefix-sharing records
+                            (seq, shared, slot); 1: every record whole */
 #define WF_LOG_HEADER_SIZE 4096
 #define WF_LOG_MAX_WALKERS 8
 #define WF_LOG_WALKER_NAME 32
@@ -84,6 +85,26 @@ struct wf_log_header {
     uint64_t cpu_user_only;       /* 768 1: the kernel refused cpu mode's events kernel time
                                      (perf_event_paranoid >= 2, no CAP_PERFMON): an overflow
                                      while the thread is in the kernel is lost */
+    /* CLOCK_REALTIME and CLOCK_MONOTONIC read together at Agent_OnLoad (the monotonic one the
+     * mean of two readings around the realtime one, at most 1 us apart): converts a record's
+     * ts_ns to the wall-clock times profilers write into JFR recordings (harness/join). */
+    uint64_t clock_realtime_ns;   /* 776 */
+    uint64_t clock_monotonic_ns;  /* 784 */
+    /* wrap=SIGNO (wrap.c): the agent runs no signal engine of its own but takes over another
+     * agent's handler of SIGNO, walks in front of it and passes every signal on. */
+    uint64_t wrap_signo;          /* 792 0: not wrapping */
+    uint64_t wrap_state;          /* 800 WF_WRAP_* */
+    uint64_t wrap_lost;           /* 808 times the heartbeat found another handler in ours' place */
+    uint64_t wrap_rewrapped;      /* 816 times it took the signal back (the first wrap excluded) */
+    uint64_t wrap_prev_flags;     /* 824 sa_flags of the handler wrapped last */
+    uint64_t wrap_prev_handler;   /* 832 its address, to name the library it is in */
+};
+
+/* wrap_state values */
+enum {
+    WF_WRAP_OFF = 0,     /* wrap not asked for */
+    WF_WRAP_WAITING = 1, /* asked for, but the signal has no handler to wrap yet (checked each heartbeat) */
+    WF_WRAP_ACTIVE = 2   /* our handler is installed in front of the saved one */
 };
 
 struct wf_log_thread {

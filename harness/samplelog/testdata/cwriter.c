@@ -24,6 +24,9 @@ static void offsets(void) {
     OFF(wf_log_header, remote_walks); OFF(wf_log_header, remote_busy); OFF(wf_log_header, remote_timeout);
     OFF(wf_log_header, cpu_restarts);
     OFF(wf_log_header, cpu_user_only);
+    OFF(wf_log_header, clock_realtime_ns); OFF(wf_log_header, clock_monotonic_ns);
+    OFF(wf_log_header, wrap_signo); OFF(wf_log_header, wrap_state); OFF(wf_log_header, wrap_lost);
+    OFF(wf_log_header, wrap_rewrapped); OFF(wf_log_header, wrap_prev_flags); OFF(wf_log_header, wrap_prev_handler);
     OFF(wf_log_thread, tid); OFF(wf_log_thread, alive); OFF(wf_log_thread, name);
     OFF(wf_log_thread, requested); OFF(wf_log_thread, delivered); OFF(wf_log_thread, walked);
     OFF(wf_log_thread, overruns); OFF(wf_log_thread, cpu_ns); OFF(wf_log_thread, handler_ns);

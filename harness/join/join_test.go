@@ -1,0 +1,189 @@
+package join
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
+)
+
+func sig(tid int64, start, end int64) Signal { return Signal{TID: tid, Start: start, End: end} }
+func smp(tid int64, t int64) Sample          { return Sample{TID: tid, Time: t} }
+
+func TestJoin(t *testing.T) {
+	w := Window{Max: 50, Slack: 5}
+	tests := []struct {
+		name   string
+		ours   []Signal
+		theirs []Sample
+		pairs  [][2]int // ours, theirs
+		before int
+		onOurs int
+	}{
+		{"one each, in order", []Signal{sig(1, 0, 10), sig(1, 100, 110)}, []Sample{smp(1, 12), smp(1, 111)},
+			[][2]int{{0, 0}, {1, 1}}, 0, 2},
+		{"the sample falls just inside our handler: the slack", []Signal{sig(1, 100, 110)}, []Sample{smp(1, 97)},
+			[][2]int{{0, 0}}, 0, 1},
+		{"a signal the profiler dropped is left alone", []Signal{sig(1, 0, 10), sig(1, 100, 110), sig(1, 200, 210)},
+			[]Sample{smp(1, 11), smp(1, 212)}, [][2]int{{0, 0}, {2, 1}}, 0, 2},
+		{"a sample without a signal of ours does not take the previous one", []Signal{sig(1, 0, 10)},
+			[]Sample{smp(1, 11), smp(1, 30)}, [][2]int{{0, 0}}, 0, 2},
+		{"a sample past the window", []Signal{sig(1, 0, 10)}, []Sample{smp(1, 61)}, nil, 0, 1},
+		{"threads are joined apart", []Signal{sig(1, 0, 10), sig(2, 5, 15)}, []Sample{smp(2, 16), smp(1, 11)},
+			[][2]int{{0, 1}, {1, 0}}, 0, 2},
+		{"a thread we never walked", []Signal{sig(1, 0, 10)}, []Sample{smp(3, 11)}, nil, 0, 0},
+		{"samples before the wrapper", []Signal{sig(1, 100, 110)}, []Sample{smp(1, 5), smp(1, 50), smp(1, 111)},
+			[][2]int{{0, 2}}, 2, 3},
+		{"input out of order", []Signal{sig(1, 100, 110), sig(1, 0, 10)}, []Sample{smp(1, 111), smp(1, 11)},
+			[][2]int{{1, 1}, {0, 0}}, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Join(tt.ours, tt.theirs, w)
+			var got [][2]int
+			for _, p := range r.Pairs {
+				got = append(got, [2]int{p.Ours, p.Theirs})
+				assert.Equal(t, tt.theirs[p.Theirs].Time-tt.ours[p.Ours].End, p.Gap)
+			}
+			assert.ElementsMatch(t, tt.pairs, got)
+			assert.Equal(t, len(tt.pairs), r.Joined)
+			assert.Equal(t, len(tt.theirs), r.ProfilerSamples)
+			assert.Equal(t, len(tt.ours), r.OurSignals)
+			assert.Equal(t, tt.before, r.BeforeOurs)
+			assert.Equal(t, tt.onOurs, r.OnOurThreads)
+			if n := tt.onOurs - tt.before; n > 0 {
+				assert.InDelta(t, float64(len(tt.pairs))/float64(n), r.WrappedRate(), 1e-9)
+			}
+		})
+	}
+}
+
+// TestCalibrated: samples 3 µs early on the converted clock (a profiler's coarse chunk start)
+// still join, each to its own signal, and the offset is reported.
+func TestCalibrated(t *testing.T) {
+	var ours []Signal
+	var theirs []Sample
+	for i := int64(0); i < 100; i++ {
+		start := i * 100_000
+		ours = append(ours, sig(7, start, start+2_000))
+		if i%10 != 3 { // the profiler dropped every tenth
+			theirs = append(theirs, smp(7, start+2_000+500-3_000))
+		}
+	}
+	assert.Less(t, Join(ours, theirs, Window{Max: 50_000, Slack: 0}).Joined, 90, "uncalibrated, the early samples miss")
+	r := Calibrated(ours, theirs, Window{Max: 50_000, Slack: 0})
+	assert.Equal(t, int64(-2_500), r.Offset)
+	assert.Equal(t, 90, r.Joined)
+	for _, p := range r.Pairs {
+		assert.Equal(t, ours[p.Ours].Start+2_000-2_500, theirs[p.Theirs].Time)
+	}
+}
+
+func f(m uint32, bci int32) Frame { return Frame{Method: m, Bci: bci} }
+
+func TestCompare(t *testing.T) {
+	tests := []struct {
+		name  string
+		a, b  Walk
+		class string
+		at    int
+	}{
+		{"same", Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, differential.Agree, -1},
+		{"ASGCT's entry bci -1 is JFR's 0", Walk{Frames: []Frame{f(1, 0), f(2, 7)}}, Walk{Frames: []Frame{f(1, -1), f(2, 7)}}, differential.Agree, -1},
+		{"top bci", Walk{Frames: []Frame{f(1, 4), f(2, 7)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, differential.TopBci, 0},
+		{"deeper bci", Walk{Frames: []Frame{f(1, 3), f(2, 8)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, differential.Bci, 1},
+		{"native methods have no bci", Walk{Frames: []Frame{{Method: 1, Bci: 0, Native: true}}}, Walk{Frames: []Frame{{Method: 1, Bci: -3, Native: true}}}, differential.Agree, -1},
+		{"frame", Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, Walk{Frames: []Frame{f(1, 3), f(5, 7)}}, differential.Frame, 1},
+		{"the profiler lacks our top frame", Walk{Frames: []Frame{f(2, 7), f(3, 1)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7), f(3, 1)}}, FirstMissingTop, 0},
+		{"ours lacks the profiler's top frame", Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, Walk{Frames: []Frame{f(2, 7)}}, SecondMissingTop, 0},
+		{"shorter, not cut", Walk{Frames: []Frame{f(1, 3)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, differential.Length, 1},
+		{"shorter and cut", Walk{Frames: []Frame{f(1, 3)}, Cut: true}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, AgreeCut, 1},
+		{"cut, top bci differs", Walk{Frames: []Frame{f(1, 3)}, Cut: true}, Walk{Frames: []Frame{f(1, 4), f(2, 7)}}, differential.TopBci, 0},
+		{"profiler failed", Walk{Failed: "break_stack_range"}, Walk{Frames: []Frame{f(1, 3)}}, differential.AFailed, 0},
+		{"ours failed", Walk{Frames: []Frame{f(1, 3)}}, Walk{Failed: "unknown_Java"}, differential.BFailed, 0},
+		{"both failed", Walk{Failed: "unknown_Java"}, Walk{Failed: "unknown_Java"}, differential.BothFailed, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			class, at := Compare(tt.a, tt.b)
+			assert.Equal(t, tt.class, class)
+			assert.Equal(t, tt.at, at)
+		})
+	}
+}
+
+// FuzzJoin: whatever the input, a signal and a sample join at most once each, within the
+// window, same thread, and the pairs keep both sides' time order per thread.
+func FuzzJoin(f *testing.F) {
+	f.Add([]byte{1, 0, 10, 1, 12, 2, 5, 9, 2, 40})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var ours []Signal
+		var theirs []Sample
+		for i := 0; i+2 < len(b); i += 3 {
+			tid := int64(b[i] % 3)
+			at := int64(b[i+1]) * 10
+			if b[i]&0x80 != 0 {
+				ours = append(ours, sig(tid, at, at+int64(b[i+2]%20)))
+			} else {
+				theirs = append(theirs, smp(tid, at+int64(b[i+2]%40)))
+			}
+		}
+		w := Window{Max: 30, Slack: 5}
+		r := Join(ours, theirs, w)
+		usedO, usedT := map[int]bool{}, map[int]bool{}
+		last := map[int64][2]int64{}
+		for _, p := range r.Pairs {
+			if usedO[p.Ours] || usedT[p.Theirs] {
+				t.Fatalf("joined twice: %+v", p)
+			}
+			usedO[p.Ours], usedT[p.Theirs] = true, true
+			o, s := ours[p.Ours], theirs[p.Theirs]
+			if o.TID != s.TID || s.Time-o.End > w.Max || s.Time+w.Slack < o.Start {
+				t.Fatalf("pair out of bounds: %+v %+v", o, s)
+			}
+			if l, ok := last[o.TID]; ok && (o.Start < l[0] || s.Time < l[1]) {
+				t.Fatalf("pairs cross on thread %d", o.TID)
+			}
+			last[o.TID] = [2]int64{o.Start, s.Time}
+		}
+		if r.Joined > r.OnOurThreads || r.OnOurThreads > r.ProfilerSamples || r.Joined+r.BeforeOurs > r.OnOurThreads {
+			t.Fatalf("counts: %+v", r)
+		}
+	})
+}
+
+func TestFromProfiler(t *testing.T) {
+	java := func(class, name string, bci int) asyncprofiler.Frame {
+		return asyncprofiler.Frame{Class: class, Name: name, Descriptor: "()V", Bci: bci, Type: "Interpreted"}
+	}
+	tests := []struct {
+		name   string
+		frames []asyncprofiler.Frame
+		keys   []string
+		failed string
+	}{
+		{"library frames are left out, Java natives kept",
+			[]asyncprofiler.Frame{{Class: "vdso", Name: "__vdso_clock_gettime", Descriptor: "()L;", Type: "Native"},
+				{Class: "libjvm.so", Name: "JVM_X", Descriptor: "()L;", Type: "Native"},
+				{Class: "java.lang.Thread", Name: "currentThread", Descriptor: "()Ljava/lang/Thread;", Type: "Native"},
+				java("p/A", "run", 3)},
+			[]string{"java/lang/Thread.currentThread()Ljava/lang/Thread;", "p/A.run()V"}, ""},
+		{"a hidden class's address is not part of the key",
+			[]asyncprofiler.Frame{java("p/A$$Lambda$14.0x0000000801001a00", "run", 0)}, []string{"p/A$$Lambda$14.run()V"}, ""},
+		{"a marker fails the walk", []asyncprofiler.Frame{java("p/A", "f", 1), {Name: "break_stack_range"}, java("p/A", "run", 3)}, nil, "break_stack_range"},
+		{"a benign marker does not", []asyncprofiler.Frame{{Name: "unknown_not_Java"}}, nil, "no_Java"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := NewNames()
+			w := FromProfiler(&asyncprofiler.Sample{Frames: tt.frames}, n, 2048)
+			var keys []string
+			for _, f := range w.Frames {
+				keys = append(keys, n.Key(f.Method))
+			}
+			assert.Equal(t, tt.keys, keys)
+			assert.Equal(t, tt.failed, w.Failed)
+		})
+	}
+}

@@ -1,0 +1,155 @@
+package join
+
+import (
+	"strconv"
+
+	"github.com/walkfuzz/walkfuzz/harness/classify"
+	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
+)
+
+// Judge joins one wrapped run and compares each joined pair: feed it the sample log's
+// records (AddRecord, as the log reader delivers them) and the profiler's samples
+// (AddSample, as asyncprofiler.ReadRecording delivers them), then call Finish.
+type Judge struct {
+	profiler string // the profiler walker's name: ap:vm
+	hdr      samplelog.Header
+	tab      *methods.Table
+	codes    map[string]classify.CodeNamer
+	names    *Names
+	signals  []Signal
+	walks    [][]Walk // per signal, per walker index of the log
+	byKey    map[sigKey]int
+	theirs   []Sample
+	their    []Walk
+	depth    int // the profiler's stack depth
+}
+
+type sigKey struct {
+	tid    uint32
+	sample uint64
+}
+
+// NewJudge judges the profiler walker named profiler (ap:vm) against the walkers of the
+// log whose header is hdr; tab is the run's method table, codes the walkers' code names
+// (classify.LoadCodeNames; asgct's are built in), depth the profiler's (Plan.Depth).
+func NewJudge(profiler string, hdr samplelog.Header, tab *methods.Table, codes map[string]classify.CodeNamer, depth int) *Judge {
+	return &Judge{profiler: profiler, hdr: hdr, tab: tab, codes: codes, names: NewNames(), byKey: map[sigKey]int{}, depth: depth}
+}
+
+func (j *Judge) codeName(walker string, code int32) string {
+	namer := j.codes[walker]
+	if namer == nil && walker == "asgct" {
+		namer = classify.ASGCTCodeName
+	}
+	if namer != nil {
+		if s := namer(code); s != "" {
+			return s
+		}
+	}
+	return "code" + strconv.Itoa(int(code))
+}
+
+// AddRecord takes one record of the log: a walk of a wrapped signal. A wrapping run has the
+// in-handler walkers only (asgct, vmstructs) and no reference walks (reference_pct 0), whose
+// records are written later, outside the handler, and would stretch the signal's time.
+func (j *Judge) AddRecord(r *samplelog.Record) {
+	if int(r.Walker) >= len(j.hdr.WalkerNames) {
+		return
+	}
+	k := sigKey{r.Tid, r.Sample}
+	start := j.hdr.WallTime(r.TsNs).UnixNano()
+	end := start + int64(r.WalkNs)
+	i, ok := j.byKey[k]
+	if !ok {
+		i = len(j.signals)
+		j.byKey[k] = i
+		j.signals = append(j.signals, Signal{TID: int64(r.Tid), Sample: r.Sample, Start: start, End: end, Region: r.Region})
+		j.walks = append(j.walks, make([]Walk, len(j.hdr.WalkerNames)))
+	}
+	s := &j.signals[i]
+	s.Start, s.End = min(s.Start, start), max(s.End, end)
+	name := j.hdr.WalkerNames[r.Walker]
+	j.walks[i][r.Walker] = FromRecord(r, j.tab, j.names, func(c int32) string { return j.codeName(name, c) }, int(j.hdr.MaxDepth))
+}
+
+// AddSample takes one profiler sample.
+func (j *Judge) AddSample(s *asyncprofiler.Sample) {
+	j.theirs = append(j.theirs, Sample{TID: s.TID, Time: s.Time.UnixNano()})
+	j.their = append(j.their, FromProfiler(s, j.names, j.depth))
+}
+
+// Report is a judged run.
+type Report struct {
+	Join Counts `json:"join"`
+	// Differential: per pair name (ap:vm~vmstructs), the differential's classes over the
+	// joined pairs, as results.json's "differential" holds them for in-process pairs, plus
+	// AgreeCut and, for a failed side, "first_failed:<marker>" / "second_failed:<code>".
+	Differential map[string]map[string]int `json:"differential"`
+	Result       Result                    `json:"-"`
+}
+
+// Counts is the join's entry for results.json's "join"[profiler].
+type Counts struct {
+	ProfilerSamples int   `json:"profiler_samples"`
+	OnOurThreads    int   `json:"on_our_threads"`
+	BeforeOurs      int   `json:"before_ours"` // on our threads, before the thread's first signal of ours
+	Joined          int   `json:"joined"`
+	OurRecords      int   `json:"our_records"` // signals of ours (one per wrapped signal walked)
+	JoinedOurs      int   `json:"joined_ours"`
+	GapP50Ns        int64 `json:"gap_p50_ns"`
+	GapP99Ns        int64 `json:"gap_p99_ns"`
+	GapMaxNs        int64 `json:"gap_max_ns"`
+	ClockOffsetNs   int64 `json:"clock_offset_ns"` // residual after the header's clock pair (Offset)
+}
+
+// Finish joins with window w (Calibrated) and compares every joined pair with each of our walkers.
+func (j *Judge) Finish(w Window) Report {
+	res := Calibrated(j.signals, j.theirs, w)
+	rep := Report{Result: res, Differential: map[string]map[string]int{}, Join: Counts{
+		ProfilerSamples: res.ProfilerSamples, OnOurThreads: res.OnOurThreads, Joined: res.Joined,
+		OurRecords: res.OurSignals, JoinedOurs: res.JoinedOurs, GapP50Ns: res.GapP50, GapP99Ns: res.GapP99, GapMaxNs: res.GapMax,
+		BeforeOurs: res.BeforeOurs, ClockOffsetNs: res.Offset,
+	}}
+	for wi, wname := range j.hdr.WalkerNames {
+		pair := j.profiler + "~" + wname
+		m := map[string]int{}
+		for _, p := range res.Pairs {
+			a, b := j.their[p.Theirs], j.walks[p.Ours][wi]
+			if b.Frames == nil && b.Failed == "" {
+				continue // that walker did not walk this signal (shed, or a deferred walker)
+			}
+			m[differential.Samples]++
+			class, _ := Compare(a, b)
+			m[class]++
+			switch class {
+			case differential.AFailed:
+				m[class+":"+a.Failed]++
+			case differential.BFailed:
+				m[class+":"+b.Failed]++
+			case differential.BothFailed:
+				m[class+":"+a.Failed+"/"+b.Failed]++
+			}
+			if a.Failed == "" && b.Failed == "" {
+				m[differential.BothOK]++
+			}
+		}
+		rep.Differential[pair] = m
+	}
+	return rep
+}
+
+// Pair returns the walks of the i-th joined pair: the profiler's, and ours by walker index.
+func (j *Judge) Pair(res Result, i int) (theirs Walk, ours []Walk) {
+	p := res.Pairs[i]
+	return j.their[p.Theirs], j.walks[p.Ours]
+}
+
+// Signal returns our signal of the i-th joined pair (its thread, sample number and
+// known-stack region).
+func (j *Judge) Signal(res Result, i int) Signal { return j.signals[res.Pairs[i].Ours] }
+
+// Names is the judge's method key table, to render a walk's frames.
+func (j *Judge) Names() *Names { return j.names }

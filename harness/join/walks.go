@@ -1,0 +1,205 @@
+package join
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
+)
+
+// Names interns method keys (internal class, name, descriptor; a hidden class's address
+// left out) so a walk is 12 bytes a frame: recursion's 2,048-frame walks, thousands of them
+// on both sides, fit in memory.
+type Names struct {
+	ids  map[string]uint32
+	keys []string
+}
+
+// NewNames returns an empty table.
+func NewNames() *Names { return &Names{ids: map[string]uint32{}} }
+
+func (n *Names) id(key string) uint32 {
+	if id, ok := n.ids[key]; ok {
+		return id
+	}
+	id := uint32(len(n.keys))
+	n.ids[key] = id
+	n.keys = append(n.keys, key)
+	return id
+}
+
+// Key is the method key of an id.
+func (n *Names) Key(id uint32) string { return n.keys[id] }
+
+// hiddenSuffix is a hidden class's address (Lambda$14.0x0000000801001a00 in JVMTI's and
+// JFR's spelling, /0x... in Class.getName's): it names one class in one run and nothing else.
+var hiddenSuffix = regexp.MustCompile(`[./+]0x[0-9a-f]+`)
+
+func methodKey(internalClass, name, desc string) string {
+	if strings.Contains(internalClass, "0x") {
+		internalClass = hiddenSuffix.ReplaceAllString(internalClass, "")
+	}
+	return internalClass + "." + name + desc
+}
+
+// Frame is one Java frame of a walk.
+type Frame struct {
+	Method uint32 // Names id
+	Bci    int32
+	Native bool // a Java native method: no bci to compare
+}
+
+// Walk is one walker's Java frames of one signal, innermost first, or why it has none.
+type Walk struct {
+	Frames []Frame
+	// Failed names the failure when the walk has no frames to compare: the walker's error
+	// code or the profiler's marker ("break_stack_range"), "no_Java" when it saw no Java frame.
+	Failed string
+	Cut    bool // stopped at its depth limit: a longer walk that extends it agrees
+}
+
+// FromRecord is a record's Java frames (VM and stub frames left out), its methods resolved
+// through the run's method table. code names a negative result (the walker's codes table).
+func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int32) string, depth int) Walk {
+	if r.Result <= 0 {
+		return Walk{Failed: code(r.Result)}
+	}
+	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth}
+	for _, f := range r.Frames {
+		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
+			continue
+		}
+		key := "?" // a jmethodID the table does not name: it cannot match any frame
+		if m, ok := tab.Lookup(f.Method); ok {
+			key = methodKey(m.Internal, m.Name, m.Sig)
+		}
+		w.Frames = append(w.Frames, Frame{Method: n.id(key), Bci: f.Bci, Native: f.Type == samplelog.FrameNative})
+	}
+	if len(w.Frames) == 0 {
+		w.Failed = "no_Java"
+	}
+	return w
+}
+
+// FromProfiler is a profiler sample's Java frames. A sample with a marker that is not
+// benign failed there (the innermost such marker names it), even with Java frames below
+// it: the walk broke. depth is the profiler's stack depth (Plan.Depth).
+func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
+	w := Walk{Cut: s.CutAt(depth)}
+	for _, f := range s.Frames {
+		if m := f.Marker(); m != "" {
+			if !asyncprofiler.Benign(m) && w.Failed == "" {
+				w.Failed = m
+			}
+			continue
+		}
+		// A Java native method, not a library's symbol: async-profiler names those with the
+		// library as the class (libjvm.so, vdso) and the descriptor "()L;".
+		native := f.Type == "Native" && f.Class != "" && !strings.Contains(f.Class, ".so") &&
+			f.Class != "vdso" && f.Descriptor != "()L;"
+		if !f.Java() && !native {
+			continue
+		}
+		class := f.Class
+		if native { // the JDK's reader names non-Java frame types' classes in binary form
+			class = strings.ReplaceAll(class, ".", "/")
+		}
+		w.Frames = append(w.Frames, Frame{Method: n.id(methodKey(class, f.Name, f.Descriptor)), Bci: int32(f.Bci), Native: native})
+	}
+	if w.Failed != "" {
+		w.Frames = nil
+	} else if len(w.Frames) == 0 {
+		w.Failed = "no_Java"
+	}
+	return w
+}
+
+// jfrBci is a bci as a JFR recording holds it: AsyncGetCallTrace's -1 (a compiled frame at
+// its method's entry, before any bytecode: InvocationEntryBci) is written as 0 by
+// async-profiler (seen on the same signal: ap:agct 0 where our asgct has -1, every time).
+func jfrBci(b int32) int32 { return max(b, 0) }
+
+// Classes of a pair whose only difference is the top frame: one walk has every method of
+// the other, in order, and one more on top (seen: ap:vm without an interpreted frame or a
+// Java native method vmstructs has at the top).
+const (
+	FirstMissingTop  = "differ:first_missing_top"
+	SecondMissingTop = "differ:second_missing_top"
+)
+
+func sameMethods(a, b []Frame) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Method != b[i].Method {
+			return false
+		}
+	}
+	return true
+}
+
+// AgreeCut: both walks name the same methods and bcis as far as the shorter one goes, and
+// the shorter one stopped at its depth limit (a profiler's depth counts its native frames
+// too, so it stops at fewer Java frames than ours at the same limit).
+const AgreeCut = "agree:cut"
+
+// Compare classifies a pair of walks of one signal, the profiler's first, with
+// harness/differential's classes (Agree, TopBci, Bci, Length, Frame, AFailed for the
+// profiler's failure, BFailed for ours, BothFailed), AgreeCut, FirstMissingTop and
+// SecondMissingTop.
+func Compare(a, b Walk) (class string, at int) {
+	switch {
+	case a.Failed != "" && b.Failed != "":
+		return differential.BothFailed, 0
+	case a.Failed != "":
+		return differential.AFailed, 0
+	case b.Failed != "":
+		return differential.BFailed, 0
+	}
+	n := min(len(a.Frames), len(b.Frames))
+	for i := 0; i < n; i++ {
+		if a.Frames[i].Method != b.Frames[i].Method {
+			switch {
+			case i == 0 && sameMethods(a.Frames, b.Frames[1:]):
+				return FirstMissingTop, 0
+			case i == 0 && sameMethods(a.Frames[1:], b.Frames):
+				return SecondMissingTop, 0
+			}
+			return differential.Frame, i
+		}
+	}
+	bciAt := -1
+	for i := n - 1; i >= 0; i-- {
+		fa, fb := a.Frames[i], b.Frames[i]
+		if !fa.Native && !fb.Native && jfrBci(fa.Bci) != jfrBci(fb.Bci) {
+			bciAt = i
+		}
+	}
+	if len(a.Frames) != len(b.Frames) {
+		short := a
+		if len(b.Frames) < len(a.Frames) {
+			short = b
+		}
+		if !short.Cut {
+			return differential.Length, n
+		}
+		switch bciAt {
+		case -1:
+			return AgreeCut, n
+		case 0:
+			return differential.TopBci, 0
+		}
+		return differential.Bci, bciAt
+	}
+	switch bciAt {
+	case -1:
+		return differential.Agree, -1
+	case 0:
+		return differential.TopBci, 0
+	}
+	return differential.Bci, bciAt
+}
