@@ -118,6 +118,16 @@ func agreement(m map[string]int) (agree, bothOK int) {
 // JDK 17 and 25, and joins the profiler's samples with our records of the same signals.
 // ap:agct is AsyncGetCallTrace called by the profiler on the very ucontext our asgct walked:
 // where both complete, they must agree.
+// wrapMatrixEnv runs every cell of TestWrapSameSignal; make test runs two: ap:agct beside
+// asgct (the join's own check: the same function on the same signal must agree) on JDK 17, and
+// ap:vm beside vmstructs on JDK 25.
+const wrapMatrixEnv = "WALKFUZZ_WRAP_MATRIX"
+
+var (
+	wrapMatrix       = os.Getenv(wrapMatrixEnv) != ""
+	wrapDefaultCells = map[string]bool{"jdk17/agct/lambdas": true, "jdk25/vm/lambdas": true}
+)
+
 func TestWrapSameSignal(t *testing.T) {
 	art, lib := wrapSetup(t)
 	for _, major := range []int{17, 25} {
@@ -129,6 +139,9 @@ func TestWrapSameSignal(t *testing.T) {
 		for _, mode := range []string{"agct", "vm"} {
 			for _, workload := range []string{"recursion", "lambdas"} {
 				t.Run(fmt.Sprintf("jdk%d/%s/%s", major, mode, workload), func(t *testing.T) {
+					if !wrapMatrix && !wrapDefaultCells[fmt.Sprintf("jdk%d/%s/%s", major, mode, workload)] {
+						t.Skipf("one of the matrix's 8 cells (~1 min each): run them all with %s=1", wrapMatrixEnv)
+					}
 					r := runProfiled(t, j, art, lib, mode, workload, 4*time.Second, true)
 					jg, rep, h, shed := judge(t, j, r, "ap:"+mode)
 					c := rep.Join
