@@ -63,6 +63,9 @@ func TestRealApplications(t *testing.T) {
 	}
 	j := jdksUnderTest(t)[0]
 	for _, app := range episode.Apps {
+		if _, maven := episode.MavenApps[app]; maven {
+			continue // TestMavenApps: their own jars, and the heavy ones outside make test
+		}
 		t.Run(app, func(t *testing.T) {
 			// Longer than the built-ins: h2 loads its tables and batik warms up for about a second.
 			res, err := Run(context.Background(), testEpisode(app, 8000), j, Options{Dir: filepath.Join(t.TempDir(), "run")})
