@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/report"
 	"github.com/walkfuzz/walkfuzz/harness/store"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
@@ -214,7 +215,11 @@ func writeTable(out io.Writer, cells []store.Cell, workload, jdk, markdown bool)
 // columns; "-" where the cell has nothing to divide by.
 func shareColumns(c *store.Cell) []string {
 	if c.Walks == 0 {
-		return []string{"0", "-", "-", "-", knownColumn(c), agreementColumn(c)}
+		walks := "0"
+		if c.FaultRuns > 0 {
+			walks = "read faults only"
+		}
+		return []string{walks, "-", "-", "-", knownColumn(c), agreementColumn(c)}
 	}
 	rate := "-"
 	if c.WalkMs > 0 {
@@ -222,12 +227,12 @@ func shareColumns(c *store.Cell) []string {
 	}
 	var flags []string
 	for _, f := range c.Flags(tableFlags) {
-		flags = append(flags, fmt.Sprintf("%s %.2f%%", f.Class, 100*f.Share))
+		flags = append(flags, f.Class+" "+pct(f.Walks, c.Walks, 2))
 	}
 	if len(flags) == 0 {
 		flags = []string{"none"}
 	}
-	return []string{strconv.FormatUint(c.Walks, 10), rate, fmt.Sprintf("%.1f%%", 100*c.Complete()),
+	return []string{strconv.FormatUint(c.Walks, 10), rate, pct(c.Classes[walkclass.OK], c.Walks, 1),
 		strings.Join(flags, ", "), knownColumn(c), agreementColumn(c)}
 }
 
@@ -236,7 +241,7 @@ func knownColumn(c *store.Cell) string {
 	if tagged == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f%% of %d", 100*float64(mismatched)/float64(tagged), tagged)
+	return pct(mismatched, tagged, 2) + fmt.Sprintf(" of %d", tagged)
 }
 
 func agreementColumn(c *store.Cell) string {
@@ -249,9 +254,9 @@ func agreementColumn(c *store.Cell) string {
 	for _, p := range pairs {
 		agree, compared, bothOK := c.Agreement(p)
 		if compared > 0 {
-			s := fmt.Sprintf("%s %.2f%% of %d", p, 100*float64(agree)/float64(compared), compared)
+			s := fmt.Sprintf("%s %s of %d", p, pct(agree, compared, 2), compared)
 			if bothOK > 0 {
-				s += fmt.Sprintf(" (both walked: %.2f%% of %d)", 100*float64(agree)/float64(bothOK), bothOK)
+				s += fmt.Sprintf(" (both walked: %s of %d)", pct(agree, bothOK, 2), bothOK)
 			}
 			out = append(out, s)
 		}
@@ -260,6 +265,11 @@ func agreementColumn(c *store.Cell) string {
 		return "-"
 	}
 	return strings.Join(out, "; ")
+}
+
+// pct is n as a percentage of of (not 0), with the decimals given.
+func pct(n, of uint64, decimals int) string {
+	return fmt.Sprintf("%.*f%%", decimals, 100*float64(n)/float64(of))
 }
 
 func writeMarkdown(out io.Writer, head []string, rows [][]string) {
