@@ -46,7 +46,8 @@ func tableCmd() *cobra.Command {
                         over samples compared (harness/differential), then over the samples where both
                         walkers returned frames (both walked); the pair shows in both walkers' rows
 Runs with injected read faults count in runs, crashes and hangs only: their walks are left out of
-every other column, as the comparison table does.`,
+every other column, as the comparison table does; the runs column says how many (N*). A † marks a
+safepoint-biased walker, whose shares are not comparable with the async walkers'.`,
 		Example: `  walkfuzz table --store results/walkfuzz.db --by walker,jdk
   walkfuzz table --campaign c7ab1e-26ea7e --by walker,jdk,workload --walkers asgct,vmstructs --format markdown`,
 		Args: cobra.NoArgs,

@@ -123,3 +123,24 @@ func TestTableBadInput(t *testing.T) {
 	}
 	assert.NoFileExists(t, missing)
 }
+
+// Rows the real campaign lacks: a safepoint-biased walker is marked and explained, a cell
+// whose every run had read faults says so instead of 0 walks, and a walker that ran without
+// walking shows no shares rather than 0%.
+func TestTableMarks(t *testing.T) {
+	cells := []store.Cell{
+		{CellKey: store.CellKey{Walker: "jvmti-emulated", JDK: "17"}, Runs: 1, Walks: 4, WalkMs: 2000,
+			Classes: map[string]uint64{"ok": 3, "biased": 1}},
+		{CellKey: store.CellKey{Walker: "vmstructs", JDK: "17"}, Runs: 2, FaultRuns: 2, Hangs: 1},
+		{CellKey: store.CellKey{Walker: "ebpf", JDK: "17"}, Runs: 1},
+	}
+	var out bytes.Buffer
+	require.NoError(t, writeTable(&out, cells, false, true, false))
+	lines := strings.Split(out.String(), "\n")
+	require.Len(t, lines, 7, out.String())
+	assert.Equal(t, []string{"vmstructs", "17", "2", "(2*)", "0", "1", "read", "faults", "only", "-", "-", "-", "-", "-"}, strings.Fields(lines[1]))
+	assert.Equal(t, []string{"jvmti-emulated†", "17", "1", "0", "0", "4", "2", "75.0%", "biased", "25.00%", "-", "-"}, strings.Fields(lines[2]))
+	assert.Equal(t, []string{"ebpf", "17", "1", "0", "0", "0", "-", "-", "-", "-", "-"}, strings.Fields(lines[3]))
+	assert.Contains(t, lines[4], "† safepoint-biased")
+	assert.Contains(t, lines[5], "* runs with injected read faults")
+}

@@ -35,7 +35,7 @@ type Cell struct {
 	Requested uint64            `json:"requested"`
 	Delivered uint64            `json:"delivered"`
 	// WalkMs: the sampling time of the runs counted in Walks (RunWalkMs).
-	WalkMs int64 `json:"walk_ms"`
+	WalkMs int64 `json:"walk_ms,omitempty"`
 	// KnownStack totals the walker's known-stack counts (results.json "known_stack").
 	KnownStack map[string]uint64 `json:"known_stack,omitempty"`
 	// Differential totals every pair "a~b" the walker took part in, over the runs where
