@@ -26,7 +26,8 @@ func (k CellKey) String() string { return k.Walker + "/" + k.Workload + "/jdk" +
 type Cell struct {
 	CellKey
 	Runs int `json:"runs"`
-	// FaultRuns: runs whose walks are left out of Walks and Classes (SharesBiased).
+	// FaultRuns: runs whose walks are left out of Walks, Classes, WalkMs, KnownStack and
+	// Differential (SharesBiased).
 	FaultRuns int               `json:"fault_runs,omitempty"`
 	Walks     uint64            `json:"walks"`
 	Classes   map[string]uint64 `json:"classes"`
