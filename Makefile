@@ -115,6 +115,7 @@ demo: setup build
 		--store results/demo.db --corpus results/demo-corpus --runs-dir results/demo-runs; \
 		test $$? -le 1
 	bin/walkfuzz report --store results/demo.db --corpus results/demo-corpus --out reports/out
+	bin/walkfuzz table --store results/demo.db --by walker,jdk
 	@echo "report: file://$$PWD/reports/out/index.html"
 
 # The nightly job: replay the corpus, fuzz for the budget, judge against the previous night.

@@ -46,7 +46,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), jdksCmd(), episodeCmd(), benchCmd(), workloadsCmd(), reproCmd(), minimizeCmd(), fuzzCmd(), nightlyCmd(), reportCmd(), mergeCmd(), walkersCmd(), corpusCmd(), versionCmd(), selftestCmd(), exportCmd())
+	root.AddCommand(runCmd(), jdksCmd(), episodeCmd(), benchCmd(), workloadsCmd(), reproCmd(), minimizeCmd(), fuzzCmd(), nightlyCmd(), reportCmd(), mergeCmd(), walkersCmd(), corpusCmd(), versionCmd(), selftestCmd(), exportCmd(), tableCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%w (see walkfuzz %s --help)", err, c.Name())
 	})

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
@@ -25,7 +26,8 @@ func (k CellKey) String() string { return k.Walker + "/" + k.Workload + "/jdk" +
 type Cell struct {
 	CellKey
 	Runs int `json:"runs"`
-	// FaultRuns: runs whose walks are left out of Walks and Classes (SharesBiased).
+	// FaultRuns: runs whose walks are left out of Walks, Classes, WalkMs, KnownStack and
+	// Differential (SharesBiased).
 	FaultRuns int               `json:"fault_runs,omitempty"`
 	Walks     uint64            `json:"walks"`
 	Classes   map[string]uint64 `json:"classes"`
@@ -33,6 +35,13 @@ type Cell struct {
 	Hangs     int               `json:"hangs"`
 	Requested uint64            `json:"requested"`
 	Delivered uint64            `json:"delivered"`
+	// WalkMs: the sampling time of the runs counted in Walks (RunWalkMs).
+	WalkMs int64 `json:"walk_ms,omitempty"`
+	// KnownStack totals the walker's known-stack counts (results.json "known_stack").
+	KnownStack map[string]uint64 `json:"known_stack,omitempty"`
+	// Differential totals every pair "a~b" the walker took part in, over the runs where
+	// neither walker's shares are biased by injected read faults.
+	Differential map[string]map[string]uint64 `json:"differential,omitempty"`
 }
 
 // Complete is the complete-trace share: walks classed ok over all walks.
@@ -61,16 +70,24 @@ func Cells(runs []Run) []Cell {
 			k := CellKey{Walker: w, Workload: r.Workload, JDK: JDKRelease(r.JDK)}
 			c := byKey[k]
 			if c == nil {
-				c = &Cell{CellKey: k, Classes: map[string]uint64{}}
+				c = newCell(k)
 				byKey[k] = c
 			}
 			c.Runs++
 			if SharesBiased(r, w) {
 				c.FaultRuns++
 			} else {
-				for class, n := range r.Classes[w] {
-					c.Classes[class] += n
+				addCounts(c.Classes, r.Classes[w])
+				for _, n := range r.Classes[w] {
 					c.Walks += n
+				}
+				c.WalkMs += RunWalkMs(r)
+				addCounts(c.KnownStack, r.KnownStack[w])
+				for pair, counts := range r.Differential {
+					a, b, _ := strings.Cut(pair, "~")
+					if (a == w || b == w) && !SharesBiased(r, a) && !SharesBiased(r, b) {
+						c.addPair(pair, counts)
+					}
 				}
 			}
 			switch r.FindingKind {
@@ -83,12 +100,82 @@ func Cells(runs []Run) []Cell {
 			c.Delivered += r.Signals.Delivered
 		}
 	}
+	return sortedCells(byKey)
+}
+
+func newCell(k CellKey) *Cell {
+	return &Cell{CellKey: k, Classes: map[string]uint64{}, KnownStack: map[string]uint64{},
+		Differential: map[string]map[string]uint64{}}
+}
+
+func sortedCells(byKey map[CellKey]*Cell) []Cell {
 	out := make([]Cell, 0, len(byKey))
 	for _, c := range byKey {
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].CellKey.String() < out[b].CellKey.String() })
 	return out
+}
+
+func addCounts(into, from map[string]uint64) {
+	for k, n := range from {
+		into[k] += n
+	}
+}
+
+// RunWalkMs is the time a run's signals ran: from the harness seeing the agent start sampling
+// (startup_ms after launch) to the JVM's exit (wall_ms), its shutdown included; 0 for a run
+// that never started sampling.
+func RunWalkMs(r *Run) int64 {
+	if r.StartupMs <= 0 || r.WallMs <= r.StartupMs {
+		return 0
+	}
+	return r.WallMs - r.StartupMs
+}
+
+// Regroup totals cells over the dimensions not kept: with workload false, the cells of one
+// walker on one JDK become one whose Workload is ""; with jdk false, likewise for JDK.
+func Regroup(cells []Cell, workload, jdk bool) []Cell {
+	byKey := map[CellKey]*Cell{}
+	for i := range cells {
+		k := cells[i].CellKey
+		if !workload {
+			k.Workload = ""
+		}
+		if !jdk {
+			k.JDK = ""
+		}
+		c := byKey[k]
+		if c == nil {
+			c = newCell(k)
+			byKey[k] = c
+		}
+		c.add(&cells[i])
+	}
+	return sortedCells(byKey)
+}
+
+func (c *Cell) add(o *Cell) {
+	c.Runs += o.Runs
+	c.FaultRuns += o.FaultRuns
+	c.Walks += o.Walks
+	c.Crashes += o.Crashes
+	c.Hangs += o.Hangs
+	c.Requested += o.Requested
+	c.Delivered += o.Delivered
+	c.WalkMs += o.WalkMs
+	addCounts(c.Classes, o.Classes)
+	addCounts(c.KnownStack, o.KnownStack)
+	for pair, counts := range o.Differential {
+		c.addPair(pair, counts)
+	}
+}
+
+func (c *Cell) addPair(pair string, counts map[string]uint64) {
+	if c.Differential[pair] == nil {
+		c.Differential[pair] = map[string]uint64{}
+	}
+	addCounts(c.Differential[pair], counts)
 }
 
 // SharesBiased reports whether walker w's classes in run r say nothing about its shares:
@@ -123,4 +210,60 @@ func ColumnWalkers(r *Run) []string {
 		out = append(out, events...)
 	}
 	return out
+}
+
+// WalksPerS is the walks over the seconds the signals ran in the runs that counted them
+// (RunWalkMs); 0 without such time.
+func (c *Cell) WalksPerS() float64 {
+	if c.WalkMs <= 0 {
+		return 0
+	}
+	return float64(c.Walks) / (float64(c.WalkMs) / 1000)
+}
+
+// ClassShare is one walk class and its share of the cell's walks.
+type ClassShare struct {
+	Class string
+	Walks uint64
+	Share float64
+}
+
+// Flags are the cell's n commonest walk classes other than ok, commonest first (ties by name).
+func (c *Cell) Flags(n int) []ClassShare {
+	var out []ClassShare
+	for class, w := range c.Classes {
+		if class != walkclass.OK && w > 0 {
+			out = append(out, ClassShare{Class: class, Walks: w, Share: float64(w) / float64(c.Walks)})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Walks != out[b].Walks {
+			return out[a].Walks > out[b].Walks
+		}
+		return out[a].Class < out[b].Class
+	})
+	return out[:min(n, len(out))]
+}
+
+// KnownMismatch is the walks inside known-stack regions that mismatched the recorded stack
+// (every mismatch:* class), and the tagged walks they are a share of.
+func (c *Cell) KnownMismatch() (mismatched, tagged uint64) {
+	for class, n := range c.KnownStack {
+		if walkclass.IsMismatch(class) {
+			mismatched += n
+		}
+	}
+	return mismatched, c.KnownStack[knownTagged]
+}
+
+// knownTagged is the key under which harness/knownstack counts the walks it compared with a
+// recorded stack (it names no constant for it).
+const knownTagged = "tagged"
+
+// Agreement is a pair's samples classed differential.Agree (same methods, same bcis), the
+// samples compared (differential.Samples: both walkers' records of one signal, without the
+// perturbed and injected ones), and those of them where both walkers returned frames.
+func (c *Cell) Agreement(pair string) (agree, compared, bothOK uint64) {
+	d := c.Differential[pair]
+	return d[differential.Agree], d[differential.Samples], d[differential.BothOK]
 }

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/store"
+)
+
+var updateTable = flag.Bool("update", false, "rewrite testdata/table's expected outputs from what walkfuzz table prints now")
+
+// tableStore is a private copy of the committed campaign's store: opening a store may
+// migrate it, and the committed file must stay as the campaign left it.
+func tableStore(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/table/campaign.db")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "campaign.db")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+func runTable(t *testing.T, args ...string) (string, int, string) {
+	t.Helper()
+	root := newRoot()
+	var out, msg bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs(append([]string{"table"}, args...))
+	code := exitCode(root.Execute(), &msg)
+	return out.String(), code, msg.String()
+}
+
+// The figures of a real campaign (testdata/table/SOURCE), printed at each grain and format.
+func TestTableGolden(t *testing.T) {
+	db := tableStore(t)
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"walker-jdk.txt", []string{"--by", "walker,jdk"}},
+		{"walker-jdk-workload.md", []string{"--by", "walker,jdk,workload", "--format", "markdown", "--campaign", "c7ab1e-26ea7e"}},
+		{"walker-workload-jfr.txt", []string{"--by", "walker,workload", "--walkers", "jfr"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, code, msg := runTable(t, append([]string{"--store", db}, tc.args...)...)
+			require.Equal(t, 0, code, msg)
+			path := filepath.Join("testdata/table", tc.golden)
+			if *updateTable {
+				require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), out)
+		})
+	}
+}
+
+// The golden figures are the store's own arithmetic: asgct's recursion run, read from the
+// runs table, gives the complete share, rate and agreement the table prints.
+func TestTableAgreesWithTheRuns(t *testing.T) {
+	st, err := store.Open(tableStore(t))
+	require.NoError(t, err)
+	defer st.Close()
+	runs, err := st.Runs(store.Filter{})
+	require.NoError(t, err)
+	var found bool
+	for i := range runs {
+		r := &runs[i]
+		if r.Workload != "recursion" || len(r.Walkers) != 2 {
+			continue
+		}
+		found = true
+		var walks uint64
+		for _, n := range r.Classes["asgct"] {
+			walks += n
+		}
+		d := r.Differential["asgct~vmstructs"]
+		out, code, msg := runTable(t, "--store", st.Path(), "--by", "walker,jdk,workload", "--walkers", "asgct")
+		require.Equal(t, 0, code, msg)
+		for _, want := range []string{
+			strings.Fields(out)[0], // the header's "campaign"
+			pct(r.Classes["asgct"]["ok"], walks, 1),
+			fmt.Sprintf("%.0f", float64(walks)/(float64(r.WallMs-r.StartupMs)/1000)),
+			fmt.Sprintf("asgct~vmstructs %s of %d", pct(d["agree"], d["samples"], 2), d["samples"]),
+		} {
+			assert.Contains(t, out, want)
+		}
+	}
+	require.True(t, found, "testdata/table/campaign.db holds asgct+vmstructs on recursion")
+}
+
+// Bad input: one line naming the fix, exit 2, and no store left behind where there was none.
+func TestTableBadInput(t *testing.T) {
+	db := tableStore(t)
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	st, err := store.Open(empty)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	missing := filepath.Join(t.TempDir(), "none.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--store", missing}, "run walkfuzz fuzz first or pass --store"},
+		{[]string{"--store", empty}, "no campaign in"},
+		{[]string{"--store", db, "--campaign", "c0ffee-1"}, "pass one it holds (newest first: c7ab1e-26ea7e)"},
+		{[]string{"--store", db, "--by", "jdk,walker"}, "use walker,jdk, walker,jdk,workload or walker,workload"},
+		{[]string{"--store", db, "--format", "html"}, "use text or markdown"},
+		{[]string{"--store", db, "--walkers", "asgct,ebpf"}, "ebpf did not run in this campaign: pick from asgct,vmstructs,jfr"},
+	} {
+		out, code, msg := runTable(t, tc.args...)
+		assert.Equal(t, exitSetup, code, tc.args)
+		assert.Contains(t, msg, tc.want)
+		assert.Equal(t, 1, strings.Count(msg, "\n"), msg)
+		assert.Empty(t, out)
+	}
+	assert.NoFileExists(t, missing)
+}
+
+// Rows the real campaign lacks: a safepoint-biased walker is marked and explained, a cell
+// whose every run had read faults says so instead of 0 walks, and a walker that ran without
+// walking shows no shares rather than 0%.
+func TestTableMarks(t *testing.T) {
+	cells := []store.Cell{
+		{CellKey: store.CellKey{Walker: "jvmti-emulated", JDK: "17"}, Runs: 1, Walks: 4, WalkMs: 2000,
+			Classes: map[string]uint64{"ok": 3, "biased": 1}},
+		{CellKey: store.CellKey{Walker: "vmstructs", JDK: "17"}, Runs: 2, FaultRuns: 2, Hangs: 1},
+		{CellKey: store.CellKey{Walker: "ebpf", JDK: "17"}, Runs: 1},
+	}
+	var out bytes.Buffer
+	require.NoError(t, writeTable(&out, cells, false, true, false))
+	lines := strings.Split(out.String(), "\n")
+	require.Len(t, lines, 7, out.String())
+	assert.Equal(t, []string{"vmstructs", "17", "2", "(2*)", "0", "1", "read", "faults", "only", "-", "-", "-", "-", "-"}, strings.Fields(lines[1]))
+	assert.Equal(t, []string{"jvmti-emulated†", "17", "1", "0", "0", "4", "2", "75.0%", "biased", "25.00%", "-", "-"}, strings.Fields(lines[2]))
+	assert.Equal(t, []string{"ebpf", "17", "1", "0", "0", "0", "-", "-", "-", "-", "-"}, strings.Fields(lines[3]))
+	assert.Contains(t, lines[4], "† safepoint-biased")
+	assert.Contains(t, lines[5], "* runs with injected read faults")
+}
