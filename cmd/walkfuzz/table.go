@@ -42,9 +42,10 @@ func tableCmd() *cobra.Command {
   flags                 the 3 commonest other classes, each as a share of walks
   known-stack mismatch  walks in known-stack regions that differ from the recorded stack (mismatch:*),
                         as a share of the walks tagged there
-  agreement             per walker pair of one handler: samples classed agree (same methods, same bcis)
-                        over samples compared (harness/differential), then over the samples where both
-                        walkers returned frames (both walked); the pair shows in both walkers' rows
+  agreement             per walker pair of one handler, over the samples where both walkers returned
+                        frames (both walked; harness/differential's classes): agree (same methods, same
+                        bcis), same methods (bcis aside), differ:frame (a method differs at some depth:
+                        the disagreement that is never a truncation); the pair shows in both rows
 Runs with injected read faults count in runs, crashes and hangs only: their walks are left out of
 every other column, as the comparison table does; the runs column says how many (N*). A † marks a
 safepoint-biased walker, whose shares are not comparable with the async walkers'.`,
@@ -253,13 +254,10 @@ func agreementColumn(c *store.Cell) string {
 	sort.Strings(pairs)
 	var out []string
 	for _, p := range pairs {
-		agree, compared, bothOK := c.Agreement(p)
-		if compared > 0 {
-			s := fmt.Sprintf("%s %s of %d", p, pct(agree, compared, 2), compared)
-			if bothOK > 0 {
-				s += fmt.Sprintf(" (both walked: %s of %d)", pct(agree, bothOK, 2), bothOK)
-			}
-			out = append(out, s)
+		agree, same, frame, bothOK := c.Agreement(p)
+		if bothOK > 0 {
+			out = append(out, fmt.Sprintf("%s of %d both walked: agree %s, same methods %s, differ:frame %s",
+				p, bothOK, pct(agree, bothOK, 2), pct(same, bothOK, 2), pct(frame, bothOK, 2)))
 		}
 	}
 	if len(out) == 0 {

@@ -88,7 +88,8 @@ func TestTableAgreesWithTheRuns(t *testing.T) {
 			strings.Fields(out)[0], // the header's "campaign"
 			pct(r.Classes["asgct"]["ok"], walks, 1),
 			fmt.Sprintf("%.0f", float64(walks)/(float64(r.WallMs-r.StartupMs)/1000)),
-			fmt.Sprintf("asgct~vmstructs %s of %d", pct(d["agree"], d["samples"], 2), d["samples"]),
+			fmt.Sprintf("asgct~vmstructs of %d both walked: agree %s, same methods %s, differ:frame %s", d["both_ok"],
+				pct(d["agree"], d["both_ok"], 2), pct(d["same_methods"], d["both_ok"], 2), pct(d["differ:frame"], d["both_ok"], 2)),
 		} {
 			assert.Contains(t, out, want)
 		}

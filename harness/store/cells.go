@@ -260,10 +260,10 @@ func (c *Cell) KnownMismatch() (mismatched, tagged uint64) {
 // recorded stack (it names no constant for it).
 const knownTagged = "tagged"
 
-// Agreement is a pair's samples classed differential.Agree (same methods, same bcis), the
-// samples compared (differential.Samples: both walkers' records of one signal, without the
-// perturbed and injected ones), and those of them where both walkers returned frames.
-func (c *Cell) Agreement(pair string) (agree, compared, bothOK uint64) {
+// Agreement is, for a pair, the samples where both walkers returned frames (both_ok) and of
+// those the ones classed agree (same methods, same bcis), same_methods (bcis aside) and
+// differ:frame (a method differs at some depth) by harness/differential.
+func (c *Cell) Agreement(pair string) (agree, sameMethods, frame, bothOK uint64) {
 	d := c.Differential[pair]
-	return d[differential.Agree], d[differential.Samples], d[differential.BothOK]
+	return d[differential.Agree], d[differential.SameMethods], d[differential.Frame], d[differential.BothOK]
 }
