@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/corpus"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/export"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // Files beside the buckets in a corpus directory.
@@ -84,6 +87,9 @@ type Config struct {
 	Reproducer func(e episode.Episode) (conf, cmd string, err error)
 	// Warn hears of every corpus entry that could not be read (left out of the ledger).
 	Warn func([]corpus.Damage)
+	// Reproducers is the reproducers folder whose results.tsv files the ledger renders; nil
+	// means the reproducers built into walkfuzz (make build embeds them).
+	Reproducers fs.FS
 }
 
 // Write renders the ledger.
@@ -96,6 +102,14 @@ func Write(w io.Writer, cfg Config) error {
 		cfg.Warn(damaged)
 	}
 	bugs, err := LoadKnownBugs(cfg.Corpus.Path())
+	if err != nil {
+		return err
+	}
+	extra, err := os.ReadFile(filepath.Join(cfg.Corpus.Path(), WalkAnomaliesFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	pre, anomalies, err := parseAnomalies(extra)
 	if err != nil {
 		return err
 	}
@@ -112,6 +126,9 @@ func Write(w io.Writer, cfg Config) error {
 	if len(buckets) == 0 {
 		fmt.Fprintf(w, "| | (no crash or hang filed yet) | | | | |\n")
 	}
+	if err := writeAnomalyIndex(w, cfg.Reproducers, anomalies); err != nil {
+		return err
+	}
 	for i, b := range buckets {
 		fmt.Fprintf(w, "\n## %d. %s\n\n", i+1, b.Title)
 		fmt.Fprintf(w, "- bucket `%s`, %s, status **%s**", b.ID, b.Kind, b.Status)
@@ -119,6 +136,7 @@ func Write(w io.Writer, cfg Config) error {
 			fmt.Fprintf(w, ", fixed in %s (%s)", b.FixedIn, b.FixedEvidence)
 		}
 		fmt.Fprintf(w, "\n- caught by: %s\n", oracle(b))
+		fmt.Fprintf(w, "- walker and release: %s\n", walkerReleases(b.Walkers))
 		fmt.Fprintf(w, "- walker %s on %s; JDK builds %s; walkfuzz builds %s\n", strings.Join(b.Walkers, ", "),
 			strings.Join(b.Workloads, ", "), strings.Join(b.JDKs, ", "), strings.Join(b.Builds, ", "))
 		fmt.Fprintf(w, "- first seen %s, %d occurrence(s); first seed %s\n", b.FirstSeen.Format("2006-01-02"), b.Count, firstSeed(b))
@@ -143,15 +161,36 @@ func Write(w io.Writer, cfg Config) error {
 				fmt.Fprintf(w, "\nor by hand from the checkout, without walkfuzz: save the agent configuration as run/agent.conf, then start the JVM:\n\n```\n%s\n```\n\n```\n%s\n```\n", strings.TrimSpace(conf), cmd)
 			}
 		}
-	}
-	extra, err := os.ReadFile(filepath.Join(cfg.Corpus.Path(), WalkAnomaliesFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("ledger: %w", err)
+		if _, err := export.Lookup(b.ID); err == nil {
+			fmt.Fprintln(w)
+			if err := writeReproducer(w, cfg.Reproducers, b.ID); err != nil {
+				return err
+			}
+		}
 	}
 	if len(extra) > 0 {
-		fmt.Fprintf(w, "\n%s", extra)
+		fmt.Fprintln(w)
+		return writeAnomalies(w, cfg.Reproducers, pre, anomalies)
 	}
 	return nil
+}
+
+// walkerReleases names, for each walker, whose walker it is and which release: a shipping
+// profiler's release from its walker name (ap@4.6:vm), the JDK's own walkers by their JDK build.
+func walkerReleases(walkers []string) string {
+	var out []string
+	for _, name := range walkers {
+		p, ok, err := walker.ParseProfiler(name)
+		switch {
+		case !ok || err != nil:
+			out = append(out, name+" (the JDK's or walkfuzz's own: its release is the JDK build)")
+		case p.Release == "":
+			out = append(out, fmt.Sprintf("%s (%s, the newest cached release: not recorded in the bucket)", name, p.Profiler))
+		default:
+			out = append(out, fmt.Sprintf("%s (%s %s)", name, p.Profiler, p.Release))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -3,7 +3,8 @@
 #   run.sh JAVA_HOME LIB [SECONDS=5]      (LIB: libasyncProfiler.so of the release to judge)
 # The program runs for SECONDS under the profiler (cstack=vm, cpu samples every 100 us, JFR
 # output); then the JDK's own JFR parser reads the recording. Exit 1: more than 1% of the
-# samples with Java content end at break_stack_range; 0: not; 2: cannot build or run, the
+# samples with Java content end at a failure marker of the profiler's (break_stack_range in
+# 4.6, unknown in 4.2 for the same walks); 0: not; 2: cannot build or run, the
 # profiler wrote no recording, or too few samples to judge; 3: the JVM failed otherwise.
 jdk=${1:-${JAVA_HOME:-}}
 lib=${2:-}
