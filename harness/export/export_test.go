@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 )
 
 // Every listed finding has a reproducer with the parts an engineer runs: a Java program,
@@ -72,38 +74,68 @@ func TestWriteCopiesTheReproducer(t *testing.T) {
 	}
 }
 
+// testJDK is a JDK home with javac: JAVA_HOME, else the one javac on PATH belongs to.
+func testJDK() string {
+	if jdk := os.Getenv("JAVA_HOME"); jdk != "" {
+		return jdk
+	}
+	if javac, err := exec.LookPath("javac"); err == nil {
+		if real, err := filepath.EvalSymlinks(javac); err == nil {
+			return filepath.Dir(filepath.Dir(real))
+		}
+	}
+	return ""
+}
+
+// runExported writes a reproducer into a fresh folder, runs its run.sh with args and returns
+// its exit code and output.
+func runExported(t *testing.T, name string, args ...string) (int, string) {
+	out := filepath.Join(t.TempDir(), "repro")
+	require.NoError(t, Write(name, out))
+	cmd := exec.Command(filepath.Join(out, "run.sh"), args...)
+	cmd.Dir = t.TempDir()
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), string(b)
+	}
+	require.NoError(t, err)
+	return 0, string(b)
+}
+
+// The async-profiler reproducer, exported, runs under the newest cached release to a verdict
+// on the JDK here and names the marker share; its results per release and JDK build are
+// measured in its results.tsv (a 3 s run is enough to judge, not to pin a rate).
+func TestProfilerReproducerRunsEndToEnd(t *testing.T) {
+	jdk := testJDK()
+	libs := asyncprofiler.Cached(asyncprofiler.CacheDir(), asyncprofiler.Profiler, asyncprofiler.LibraryName)
+	if jdk == "" || len(libs) == 0 {
+		t.Skip("needs a JDK (javac on PATH or JAVA_HOME) and async-profiler: run scripts/fetch-profilers.sh")
+	}
+	code, out := runExported(t, "ap-break-stack-range", jdk, libs[0].Path, "3")
+	require.Contains(t, []int{0, 1}, code, "run.sh must reach a verdict:\n%s", out)
+	require.Regexp(t, `samples \d+, with Java frames or a failure marker \d+, ending at a failure marker \d+ \(break_stack_range \d+\)`, out)
+	require.Regexp(t, `(PASS|FAIL): \d+\.\d+% of samples ended at a failure marker`, out)
+
+	code, out = runExported(t, "ap-break-stack-range", jdk, filepath.Join(t.TempDir(), "missing.so"))
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, "give async-profiler's library")
+}
+
 // The crash bucket's reproducer, exported, builds and runs to a verdict on the JDK here:
 // exit 0 (no crash in one short run) or 1 (the finding showed). Whether it fails where the
 // finding shows is measured per JDK build in docs/reproducers.md (a 4 s run is too short
 // to catch it reliably).
 func TestCrashReproducerRunsEndToEnd(t *testing.T) {
-	jdk := os.Getenv("JAVA_HOME")
-	if jdk == "" {
-		if javac, err := exec.LookPath("javac"); err == nil {
-			if real, err := filepath.EvalSymlinks(javac); err == nil {
-				jdk = filepath.Dir(filepath.Dir(real))
-			}
-		}
-	}
+	jdk := testJDK()
 	if _, err := exec.LookPath("gcc"); err != nil || jdk == "" {
 		t.Skip("needs gcc and a JDK (javac on PATH or JAVA_HOME)")
 	}
-	out := filepath.Join(t.TempDir(), "repro")
-	require.NoError(t, Write("b9081a3a04868b56", out))
-	cmd := exec.Command(filepath.Join(out, "run.sh"), jdk, "1", "4")
-	cmd.Dir = t.TempDir()
-	b, err := cmd.CombinedOutput()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	require.Contains(t, []int{0, 1}, code, "run.sh must reach a verdict:\n%s", b)
-	require.Regexp(t, `PASS: no guarantee failure|FAIL run 1 of 1: guarantee`, string(b))
+	code, out := runExported(t, "b9081a3a04868b56", jdk, "1", "4")
+	require.Contains(t, []int{0, 1}, code, "run.sh must reach a verdict:\n%s", out)
+	require.Regexp(t, `PASS: no guarantee failure|FAIL run 1 of 1: guarantee`, out)
 	if code == 0 {
-		require.Contains(t, string(b), "walks with frames", "the agent sampled")
+		require.Contains(t, out, "walks with frames", "the agent sampled")
 	}
 }
 

@@ -64,7 +64,7 @@ func writeAnomalyIndex(w io.Writer, fsys fs.FS, as []anomaly) error {
 	if len(as) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\n| anomaly | walker | standalone reproducer: runs that showed it, per JDK build |\n|---|---|---|\n")
+	fmt.Fprintf(w, "\n| anomaly | walker | standalone reproducer: runs that showed it, per JDK build (latest session) |\n|---|---|---|\n")
 	for _, a := range as {
 		repro := a.Why
 		if a.Reproducer != "" {

@@ -42,7 +42,7 @@ func TestLedgerFromACorpus(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, WalkAnomaliesFile), []byte(anomaliesMD), 0o644))
 	repros := fstest.MapFS{
 		"b9081a3a04868b56/results.tsv": {Data: []byte("# build\tprofiler\truns\tfails\tseconds\tmeasured\tdate\n" +
-			"17.0.15\t-\t2\t2\t20\texit 1 (16 s); exit 1 (9 s)\t2026-11-28\n25.0.3\t-\t2\t0\t20\texit 0 (21 s); exit 0 (22 s)\t2026-11-28\n")},
+			"17.0.15\t-\t5\t5\t20\tcrash after 8-14 s\t2026-11-27\n17.0.15\t-\t2\t1\t20\texit 1 (16 s); exit 0 (21 s)\t2026-11-28\n25.0.3\t-\t2\t0\t20\texit 0 (21 s); exit 0 (22 s)\t2026-11-28\n")},
 		"ap-break-stack-range/results.tsv": {Data: []byte("17.0.15\tasync-profiler 4.6\t3\t3\t5\texit 1 7.65% (10 s)\t2026-11-28\n")},
 	}
 
@@ -52,7 +52,7 @@ func TestLedgerFromACorpus(t *testing.T) {
 	}}))
 	out := buf.String()
 	for _, want := range []string{
-		"| 1 | guarantee(is_result_safe \\|\\| is_in_asgct()) failed: unsafe access to zombie method in codeCache.cpp via AsyncGetCallTrace | asgct | 17.0.15 | 17.0.15: 2 of 4; 17.0.21.1: 0 of 4 | JDK-8352649 (fixed in 17u by the 17.0.16 backport) |",
+		"| 1 | guarantee(is_result_safe \\|\\| is_in_asgct()) failed: unsafe access to zombie method in codeCache.cpp via AsyncGetCallTrace | asgct | 17.0.15 | 17.0.15: 2 of 4; 17.0.21.1: 0 of 4 | `b9081a3a04868b56`: 17.0.15 failed 1 of 2 (2026-11-28); 25.0.3 failed 0 of 2 (2026-11-28) | JDK-8352649 (fixed in 17u by the 17.0.16 backport) |",
 		"status **fixed**, fixed in 17.0.21.1 (reproduced on 17.0.15 2 of 4; 17.0.21.1 0 of 4)",
 		"first seed 0x4d894f1ff797da2c",
 		"- also titled: guarantee in CodeCache::find_blob via AsyncGetCallTrace",
@@ -61,8 +61,8 @@ func TestLedgerFromACorpus(t *testing.T) {
 		"## Walk-level anomalies",
 		"- walker and release: asgct (the JDK's or walkfuzz's own: its release is the JDK build)",
 		"Standalone reproducer `reproducers/b9081a3a04868b56` (`bin/walkfuzz export b9081a3a04868b56 --out DIR`, then `DIR/run.sh JAVA_HOME`",
-		"| 17.0.15 | - | 2 | 2 | 20 | exit 1 (16 s); exit 1 (9 s) | 2026-11-28 |\n| 25.0.3 | - | 2 | 0 | 20 | exit 0 (21 s); exit 0 (22 s) | 2026-11-28 |",
-		"| async-profiler's break_stack_range | async-profiler 4.6 (`ap:vm`) | `ap-break-stack-range`: 17.0.15 + async-profiler 4.6 failed 3 of 3 |",
+		"| 17.0.15 | - | 5 | 5 | 20 | crash after 8-14 s | 2026-11-27 |\n| 17.0.15 | - | 2 | 1 | 20 | exit 1 (16 s); exit 0 (21 s) | 2026-11-28 |\n| 25.0.3 | - | 2 | 0 | 20 | exit 0 (21 s); exit 0 (22 s) | 2026-11-28 |",
+		"| async-profiler's break_stack_range | async-profiler 4.6 (`ap:vm`) | `ap-break-stack-range`: 17.0.15 + async-profiler 4.6 failed 3 of 3 (2026-11-28) |",
 		"| ASGCT's unknown_Java on dotty | HotSpot AsyncGetCallTrace (`asgct`), JDK 17.0.15 | none: walkfuzz command only (standalone not built) |",
 		"`DIR/run.sh JAVA_HOME LIB`",
 		"| 17.0.15 | async-profiler 4.6 | 3 | 3 | 5 | exit 1 7.65% (10 s) | 2026-11-28 |",

@@ -38,7 +38,8 @@ func writeReproducer(w io.Writer, fsys fs.FS, name string) error {
 	return nil
 }
 
-// reproducerSummary is one cell: the reproducer and its verdict per build.
+// reproducerSummary is one cell: the reproducer and its verdict per build (and profiler
+// release), from the latest session that ran it there.
 func reproducerSummary(fsys fs.FS, name string) (string, error) {
 	rows, err := export.LoadResults(fsys, name)
 	if err != nil {
@@ -47,9 +48,21 @@ func reproducerSummary(fsys fs.FS, name string) (string, error) {
 	if len(rows) == 0 {
 		return "`" + name + "`, not run here yet", nil
 	}
+	latest := map[string]int{}
+	var order []string
+	for i, r := range rows {
+		j, seen := latest[r.On()]
+		if !seen {
+			order = append(order, r.On())
+		}
+		if !seen || !r.Date.Before(rows[j].Date) {
+			latest[r.On()] = i
+		}
+	}
 	var parts []string
-	for _, r := range rows {
-		parts = append(parts, r.On()+" "+r.Verdict())
+	for _, on := range order {
+		r := rows[latest[on]]
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", on, r.Verdict(), r.Date.Format("2006-01-02")))
 	}
 	return "`" + name + "`: " + strings.Join(parts, "; "), nil
 }
