@@ -14,7 +14,7 @@ func exportCmd() *cobra.Command {
 	var list bool
 	c := &cobra.Command{
 		Use:   "export <bucket | anomaly> --out DIR",
-		Short: "Write a finding's standalone reproducer (Java program, JVMTI agent, run.sh JAVA_HOME) that needs no walkfuzz",
+		Short: "Write a finding's standalone reproducer (Java program, a JVMTI agent or the profiler's library, run.sh) that needs no walkfuzz",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if list {
