@@ -160,3 +160,34 @@ func TestResultsFileErrorsNameTheFileAndLine(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, rows)
 }
+
+// reproducers/record.sh writes the rows LoadResults reads: a fake reproducer that fails
+// once and passes once, on a fake JDK home, gives one row with its counts.
+func TestRecordWritesARowTheLedgerReads(t *testing.T) {
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("..", "..", "reproducers", "record.sh"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "record.sh"), script, 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "fake"), 0o755))
+	runSh := "#!/bin/sh\nif [ -f \"$0.once\" ]; then echo 'PASS: 0.5% of walks'; exit 0; fi\n" +
+		"touch \"$0.once\"; echo 'FAIL: 12.5% of walks (threshold 10%)'; exit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fake", "run.sh"), []byte(runSh), 0o755))
+	jdk := filepath.Join(dir, "jdk")
+	require.NoError(t, os.MkdirAll(jdk, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(jdk, "release"), []byte("JAVA_VERSION=\"17.0.15\"\n"), 0o644))
+
+	out, err := exec.Command(filepath.Join(dir, "record.sh"), "fake", "2", jdk, "5").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	rows, err := LoadResults(os.DirFS(dir), "fake")
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	r := rows[0]
+	require.Equal(t, []any{"17.0.15", "-", 2, 1, "5"}, []any{r.Build, r.Profiler, r.Runs, r.Fails, r.Seconds})
+	require.Regexp(t, `^exit 1 12\.5% \(\d+ s\); exit 0 0\.5% \(\d+ s\)$`, r.Measured)
+
+	out, err = exec.Command(filepath.Join(dir, "record.sh"), "missing", "2", jdk).CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, 2, ee.ExitCode())
+	require.Contains(t, string(out), "record.sh NAME RUNS JAVA_HOME")
+}
