@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -14,14 +14,14 @@ func exportCmd() *cobra.Command {
 	var list bool
 	c := &cobra.Command{
 		Use:   "export <bucket | anomaly> --out DIR",
-		Short: "Write a finding's standalone reproducer (Java program, JVMTI agent, run.sh JAVA_HOME) that needs no walkfuzz",
+		Short: "Write a finding's standalone reproducer (Java program, a JVMTI agent or the profiler's library, run.sh) that needs no walkfuzz",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if list {
-				w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(w, "NAME\tKIND\tFINDING")
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+				fmt.Fprintln(w, "NAME\tKIND\tRUN\tFINDING")
 				for _, f := range export.Findings {
-					fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Kind, f.Title)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Name, f.Kind, runArgs(f), f.Title)
 				}
 				return w.Flush()
 			}
@@ -31,11 +31,21 @@ func exportCmd() *cobra.Command {
 			if err := export.Write(args[0], out); err != nil {
 				return usageErr("%v", err)
 			}
-			fmt.Printf("wrote %s: run %s/run.sh JAVA_HOME (exit 1 when the finding shows, 0 when not)\n", out, out)
+			f, _ := export.Lookup(args[0]) // Write found it
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s (exit 1 when the finding shows, 0 when not)\n", out, strings.Replace(runArgs(f), "run.sh", out+"/run.sh", 1))
 			return nil
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "folder to create for the reproducer (new or empty)")
 	c.Flags().BoolVar(&list, "list", false, "list the findings that have a reproducer")
 	return c
+}
+
+// runArgs is how a reproducer is run: a finding in a shipping profiler's walker runs under
+// that profiler's library.
+func runArgs(f export.Finding) string {
+	if f.Profiler != "" {
+		return "run.sh JAVA_HOME LIB (" + f.Profiler + "'s library)"
+	}
+	return "run.sh JAVA_HOME"
 }

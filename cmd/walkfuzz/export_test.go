@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/walkfuzz/walkfuzz/harness/export"
 )
 
 func TestExportBadInputExitsTwoWithOneLine(t *testing.T) {
@@ -42,5 +45,29 @@ func TestExportWritesAReproducer(t *testing.T) {
 	require.Equal(t, 0, code, msg)
 	for _, f := range []string{"run.sh", "AsgctNestedSignal.java", "libAsgctNested.c", "README.md"} {
 		assert.FileExists(t, filepath.Join(out, f))
+	}
+}
+
+func TestExportListNamesEveryReproducer(t *testing.T) {
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"export", "--list"})
+	require.NoError(t, root.Execute())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	assert.Len(t, lines, 1+len(export.Findings), "a header and one line per finding:\n%s", out.String())
+	for _, f := range export.Findings {
+		assert.Contains(t, out.String(), f.Name)
+	}
+	assert.Regexp(t, `(?m)^ap-break-stack-range +anomaly +run\.sh JAVA_HOME LIB \(async-profiler's library\) +async-profiler's cstack=vm`, out.String())
+	assert.Regexp(t, `(?m)^asgct-nested-signal +anomaly +run\.sh JAVA_HOME +ASGCT`, out.String())
+}
+
+func TestExportAProfilerReproducer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ap")
+	_, code, msg := execute(t, "export", "ap-break-stack-range", "--out", dir)
+	require.Equal(t, 0, code, msg)
+	for _, f := range []string{"run.sh", "ApBreakStackRange.java", "README.md"} {
+		assert.FileExists(t, filepath.Join(dir, f))
 	}
 }
