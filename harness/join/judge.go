@@ -153,3 +153,6 @@ func (j *Judge) Signal(res Result, i int) Signal { return j.signals[res.Pairs[i]
 
 // Names is the judge's method key table, to render a walk's frames.
 func (j *Judge) Names() *Names { return j.names }
+
+// Profiler is the name of the profiler walker judged.
+func (j *Judge) Profiler() string { return j.profiler }
