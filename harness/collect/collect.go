@@ -199,7 +199,7 @@ func (c *Collector) start(log *samplelog.Log, final bool) bool {
 	roots, _ := classify.LoadRoots(rootsPath)
 	agentCodes, _ := classify.LoadCodeNames(c.files.Codes)
 	h := log.Header()
-	c.names = walkerNames(h.WalkerNames, c.ep.Walkers)
+	c.names = walkerNames(h.WalkerNames, episode.AgentWalkers(c.ep.Walkers)) // the agent numbers its own walkers only
 	codes := map[string]classify.CodeNamer{}
 	for i, n := range h.WalkerNames {
 		if namer := agentCodes[n]; namer != nil {
