@@ -31,7 +31,7 @@ func printSummary(out io.Writer, r *results.Results) {
 		fmt.Fprintf(out, "%s  [bucket %s]\n", r.Hang.Title, r.Hang.Bucket)
 	}
 	if slices.ContainsFunc(r.Walkers, func(w string) bool { return walker.PlacementOf(w) != walker.OutOfProcess }) {
-		printSignals(out, r.Signals)
+		printSignals(out, r.Signals, r.Episode.Signals.Wrap)
 	}
 	names := make([]string, 0, len(r.Classes))
 	for w := range r.Classes {
@@ -173,8 +173,12 @@ func ns(v uint64) string {
 
 // printSignals is the agent's signal line: a run without an agent walker (jfr, ebpf alone)
 // has no agent driving signals, and its zeros would read as a broken driver.
-func printSignals(out io.Writer, s results.Signals) {
-	fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
+func printSignals(out io.Writer, s results.Signals, wrap int) {
+	if wrap > 0 { // no signal of ours: nothing requested, the profiler's signals delivered
+		fmt.Fprintf(out, "signals (the profiler's signal %d, wrapped): delivered %d, walked %d", wrap, s.Delivered, s.Walked)
+	} else {
+		fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
+	}
 	if s.Overruns > 0 {
 		fmt.Fprintf(out, ", overruns %d", s.Overruns)
 	}
