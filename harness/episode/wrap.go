@@ -22,13 +22,14 @@ const WrapBudgetPct = 90
 // profiler's signal: Signals.Wrap is the signal its engine for the episode's mode samples
 // in, the companions join the walkers, and what would change the context the profiler gets
 // (register perturbation, injected read faults, remote and reference walks) is off. A mode
-// the profilers have no engine for (cpu+wall) is left alone: the session refuses it.
+// the profilers have no engine for (cpu+wall) wraps nothing: the session refuses it.
 func WrapProfiler(e *Episode) {
 	if !slices.ContainsFunc(e.Walkers, walker.IsProfiler) {
 		return
 	}
 	eng, ok := asyncprofiler.Engines[e.Signals.Mode]
 	if !ok {
+		e.Signals.Wrap = 0
 		return
 	}
 	e.Signals.Wrap = eng.Signal

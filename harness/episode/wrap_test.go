@@ -32,6 +32,23 @@ func TestWrapProfiler(t *testing.T) {
 	assert.Zero(t, Plain(Pins{Walkers: []string{"asgct"}}).Signals.Wrap, "no profiler, no wrap")
 }
 
+// A mutation that changes the mode moves the wrap to the new mode's signal.
+func TestMutateKeepsWrap(t *testing.T) {
+	parent := Derive(0x5eed, Pins{Walkers: []string{"ap:vm"}, Mode: "cpu"})
+	moved := 0
+	for seed := Seed(1); seed < 300; seed++ {
+		child, dim := Mutate(parent, seed, nil)
+		if want := map[string]int{"cpu": 27, "cpu-timer": 27, "wall": 26, "tgkill": 26}[child.Signals.Mode]; child.Signals.Wrap != want {
+			t.Fatalf("%s (%s): mode %s wraps %d, want %d", seed, dim, child.Signals.Mode, child.Signals.Wrap, want)
+		}
+		if child.Signals.Wrap == 26 {
+			moved++
+		}
+		assert.Zero(t, child.Perturb.RegisterPct+child.Perturb.ReadFaultPPM+child.Perturb.RemotePct, "%s (%s)", seed, dim)
+	}
+	assert.Positive(t, moved, "some mutation chose wall or tgkill")
+}
+
 // What the agent refuses under wrap is bad input, one line naming the way out.
 func TestWrapRefusesPerturbation(t *testing.T) {
 	for _, set := range []func(*Episode){
