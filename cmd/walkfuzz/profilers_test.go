@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/join"
+	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 )
@@ -21,9 +23,11 @@ func needAsyncProfiler(t *testing.T) {
 }
 
 type profilerRun struct {
-	Outcome string                       `json:"outcome"`
-	Classes map[string]map[string]uint64 `json:"classes"`
-	Notes   []string                     `json:"notes"`
+	Outcome      string                       `json:"outcome"`
+	Classes      map[string]map[string]uint64 `json:"classes"`
+	Notes        []string                     `json:"notes"`
+	Join         map[string]results.Join      `json:"join"`
+	Differential map[string]map[string]uint64 `json:"differential"`
 }
 
 func runProfiler(t *testing.T, args ...string) profilerRun {
@@ -61,13 +65,13 @@ func TestAsyncProfilerVMThroughRun(t *testing.T) {
 			for class := range c {
 				assert.True(t, class == walkclass.OK || class == walkclass.TruncatedDepth || class == walkclass.TruncatedShort || walkclass.IsError(class), class)
 			}
-			assert.Contains(t, strings.Join(r.Notes, "\n"), "agent driver moved from signal 27")
+			assert.Contains(t, strings.Join(r.Notes, "\n"), "agent wraps ap:vm's handler of signal 27")
 		})
 	}
 }
 
-// ap:agct and our asgct in one JVM: the agent moves off the profiler's SIGPROF, so neither
-// handler takes the other's signals and both walk thousands of times.
+// ap:agct and our asgct in one JVM: the agent wraps the profiler's SIGPROF, so both walk
+// each of the profiler's signals, thousands of times.
 func TestAsyncProfilerAGCTBesideASGCT(t *testing.T) {
 	needAsyncProfiler(t)
 	r := runProfiler(t, "--walker", "asgct,ap:agct", "--workload", "lambdas")
@@ -75,6 +79,35 @@ func TestAsyncProfilerAGCTBesideASGCT(t *testing.T) {
 		c := r.Classes[w]
 		require.Greater(t, total(c), uint64(1000), "%s: %v", w, c)
 		assert.Greater(t, float64(c[walkclass.OK])/float64(total(c)), 0.5, "%s: %v", w, c)
+	}
+}
+
+// The same-signal join through `walkfuzz run`: the agent wraps the profiler's signal, and
+// nearly every sample the profiler took once wrapped joins a signal our walkers walked.
+// ap:agct is AsyncGetCallTrace on the very ucontext our asgct walked just before: where both
+// complete they agree, every time (a pair that differs is a join that paired the wrong signals).
+func TestAsyncProfilerSameSignalJoin(t *testing.T) {
+	needAsyncProfiler(t)
+	for _, mode := range []string{"vm", "agct"} {
+		t.Run(mode, func(t *testing.T) {
+			w := "ap:" + mode
+			r := runProfiler(t, "--walker", w, "--workload", "lambdas", "--seed", "0x5eed")
+			j, ok := r.Join[w]
+			require.True(t, ok, "no join for %s: %v", w, r.Notes)
+			assert.Equal(t, "active", j.WrapState)
+			require.Greater(t, j.Joined, 1000, "%+v", j)
+			assert.Greater(t, j.JoinedRate, 0.9, "%+v", j)
+			assert.Greater(t, j.OurRate, 0.9, "%+v", j)
+			for _, ours := range []string{"asgct", "vmstructs"} {
+				m := r.Differential[w+"~"+ours]
+				assert.Equal(t, uint64(j.Joined), m["samples"], "%s~%s: every joined pair compared", w, ours)
+			}
+			if mode == "agct" {
+				agree, both := join.Agreement(r.Differential["ap:agct~asgct"])
+				require.Greater(t, both, uint64(500))
+				assert.Equal(t, both, agree, "ap:agct~asgct: %v", r.Differential["ap:agct~asgct"])
+			}
+		})
 	}
 }
 

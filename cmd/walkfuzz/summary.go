@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/join"
 	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
@@ -29,7 +31,7 @@ func printSummary(out io.Writer, r *results.Results) {
 		fmt.Fprintf(out, "%s  [bucket %s]\n", r.Hang.Title, r.Hang.Bucket)
 	}
 	if slices.ContainsFunc(r.Walkers, func(w string) bool { return walker.PlacementOf(w) != walker.OutOfProcess }) {
-		printSignals(out, r.Signals)
+		printSignals(out, r.Signals, r.Episode.Signals.Wrap)
 	}
 	names := make([]string, 0, len(r.Classes))
 	for w := range r.Classes {
@@ -115,6 +117,7 @@ func printSummary(out io.Writer, r *results.Results) {
 				lost, 100*float64(lost)/float64(lost+r.Log.Records))
 		}
 	}
+	printJoin(out, r)
 	if w := r.WorkloadOut; w != nil {
 		var failed []string
 		for _, c := range w.Checks {
@@ -170,8 +173,12 @@ func ns(v uint64) string {
 
 // printSignals is the agent's signal line: a run without an agent walker (jfr, ebpf alone)
 // has no agent driving signals, and its zeros would read as a broken driver.
-func printSignals(out io.Writer, s results.Signals) {
-	fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
+func printSignals(out io.Writer, s results.Signals, wrap int) {
+	if wrap > 0 { // no signal of ours: nothing requested, the profiler's signals delivered
+		fmt.Fprintf(out, "signals (the profiler's signal %d, wrapped): delivered %d, walked %d", wrap, s.Delivered, s.Walked)
+	} else {
+		fmt.Fprintf(out, "signals (%s, %dus): requested %d, delivered %d (%.3f), walked %d", s.Mode, s.IntervalUs, s.Requested, s.Delivered, s.Fidelity, s.Walked)
+	}
 	if s.Overruns > 0 {
 		fmt.Fprintf(out, ", overruns %d", s.Overruns)
 	}
@@ -184,5 +191,21 @@ func printSignals(out io.Writer, s results.Signals) {
 	fmt.Fprintln(out)
 	if s.Note != "" {
 		fmt.Fprintf(out, "  note: %s\n", s.Note)
+	}
+}
+
+// printJoin prints each profiler walker's same-signal join: how much joined, and how often
+// it agreed with our walkers on the same signal where both completed.
+func printJoin(out io.Writer, r *results.Results) {
+	for _, w := range slices.Sorted(maps.Keys(r.Join)) {
+		j := r.Join[w]
+		line := fmt.Sprintf("join %s: %.1f%% of its samples joined once wrapped (%d of %d), %.1f%% of our signals (%d of %d), %d shed",
+			w, 100*j.JoinedRate, j.Joined, j.OnOurThreads-j.BeforeOurs, 100*j.OurRate, j.OurJoined, j.OurSignals, j.Shed)
+		for _, ours := range episode.WrapCompanions {
+			if agree, both := join.Agreement(r.Differential[w+"~"+ours]); both > 0 {
+				line += fmt.Sprintf("; agrees with %s on %.2f%% (%d of %d both complete)", ours, 100*float64(agree)/float64(both), agree, both)
+			}
+		}
+		fmt.Fprintln(out, line)
 	}
 }

@@ -60,7 +60,22 @@ type Collector struct {
 	work    *classifier        // classifies drained walks while the JVM runs, or nil
 	backlog samplelog.Raw      // drained walks not decoded yet (too young to judge)
 	woke    time.Time          // when read last woke the classifier
+	watch   []Watch            // see Watch
 }
+
+// Watch builds, once the log's header is known, a function that sees every walk the
+// checks see, with the method table refreshed for it (an out-of-process session's
+// same-signal join). It must not keep the record.
+type Watch func(h samplelog.Header, tab *methods.Table) func(r *samplelog.Record)
+
+// Watch adds w before the collector starts reading.
+func (c *Collector) Watch(w Watch) { c.watch = append(c.watch, w) }
+
+// watcher is a Watch as a check.
+type watcher func(r *samplelog.Record)
+
+func (w watcher) Add(r *samplelog.Record)             { w(r) }
+func (watcher) Finish(*results.Results, string) error { return nil }
 
 // classifier runs collector.classify on its own (niced) goroutine, woken by each live read.
 type classifier struct {
@@ -184,17 +199,20 @@ func (c *Collector) start(log *samplelog.Log, final bool) bool {
 	roots, _ := classify.LoadRoots(rootsPath)
 	agentCodes, _ := classify.LoadCodeNames(c.files.Codes)
 	h := log.Header()
-	c.names = walkerNames(h.WalkerNames, c.ep.Walkers)
+	c.names = walkerNames(h.WalkerNames, episode.AgentWalkers(c.ep.Walkers)) // the agent numbers its own walkers only
 	codes := map[string]classify.CodeNamer{}
 	for i, n := range h.WalkerNames {
 		if namer := agentCodes[n]; namer != nil {
 			codes[c.names[i]] = namer
 		}
 	}
-	c.checks = append(checks.New(checks.Config{Walkers: c.names, Listed: c.ep.Walkers, CodeNames: codes,
+	c.checks = checks.New(checks.Config{Walkers: c.names, Listed: c.ep.Walkers, CodeNames: codes,
 		Methods: c.table, MaxDepth: int(h.MaxDepth), Roots: roots,
-		KnownStacks: c.files.KnownStacks, Doctor: c.doctor}),
-		finding.NewTail(c.names, c.table))
+		KnownStacks: c.files.KnownStacks, Doctor: c.doctor})
+	for _, w := range c.watch {
+		c.checks = append(c.checks, watcher(w(h, c.table)))
+	}
+	c.checks = append(c.checks, finding.NewTail(c.names, c.table)) // last: it takes the records' frames
 	return true
 }
 

@@ -43,5 +43,6 @@ func Plain(p Pins) Episode {
 	if e.Workload == "deopt" || e.Workload == "mix" {
 		e.Perturb.DeoptIntervalMs = 250
 	}
+	WrapProfiler(&e)
 	return e
 }

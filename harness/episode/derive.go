@@ -234,6 +234,7 @@ func Derive(seed Seed, p Pins) Episode {
 	if len(e.WorkloadParams) == 0 {
 		e.WorkloadParams = nil
 	}
+	WrapProfiler(&e)
 	return e
 }
 

@@ -54,6 +54,10 @@ type Signals struct {
 	Signal2 int    `json:"signal2,omitempty"`
 	Pattern string `json:"pattern"` // tgkill targeting: all | subset | one | burst
 	Target  string `json:"target"`  // all Java threads, or only the workload's (wf-*)
+	// Wrap: the signal of a profiler walker's handler the agent wraps (WrapProfiler): no
+	// signal of walkfuzz's own, our in-handler walkers walk each of the profiler's signals
+	// just before its handler does (0: none).
+	Wrap int `json:"wrap,omitempty"`
 }
 
 // Perturbations are the hostile extras an episode switches on.
@@ -190,6 +194,9 @@ func (e *Episode) Validate() error {
 	if (e.Perturb.JITPeriodMs > 0 || e.Perturb.RedefineMs > 0) && (len(e.JavaArgs) > 0 || !slices.Contains(Builtin, e.Workload)) {
 		return fmt.Errorf("jit_period_ms and redefine_ms act in the built-in workloads only (%s): set them to 0 for %q",
 			strings.Join(Builtin, ", "), e.Workload)
+	}
+	if err := e.checkWrap(); err != nil {
+		return err
 	}
 	if e.Inject != "" {
 		if err := checkInject(e.Inject); err != nil {

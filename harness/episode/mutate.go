@@ -27,6 +27,7 @@ func Mutate(parent Episode, seed Seed, modes []string) (Episode, string) {
 	for k := range dims {
 		dim := dims[(start+k)%len(dims)]
 		if apply(&child, donor, dim) {
+			WrapProfiler(&child) // a new mode may sample in another signal
 			return child, dim
 		}
 	}

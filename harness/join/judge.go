@@ -153,3 +153,12 @@ func (j *Judge) Signal(res Result, i int) Signal { return j.signals[res.Pairs[i]
 
 // Names is the judge's method key table, to render a walk's frames.
 func (j *Judge) Names() *Names { return j.names }
+
+// Profiler is the name of the profiler walker judged.
+func (j *Judge) Profiler() string { return j.profiler }
+
+// Agreement is a pair's agreement as results.json holds it: agree and agree:cut, of the
+// pairs where both walks returned frames.
+func Agreement(classes map[string]uint64) (agree, bothOK uint64) {
+	return classes[differential.Agree] + classes[AgreeCut], classes[differential.BothOK]
+}

@@ -19,6 +19,9 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
+	"github.com/walkfuzz/walkfuzz/harness/results"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
@@ -32,6 +35,8 @@ type Env struct {
 	// MethodTable and RootsFile are the run's method table and roots.txt: the root rule the
 	// in-process walkers are judged by (JavaRoots).
 	MethodTable, RootsFile string
+	Codes                  string // the agent's code names (codes.tsv)
+	SampleLog              string // the agent's sample log (samples.bin)
 }
 
 // Session is one out-of-process walker during one run.
@@ -44,6 +49,12 @@ type Session interface {
 	Tick(env *Env, pid int, sampling time.Time, exited bool)
 	// Finish runs after the JVM exited: the walker's classes per result column and its notes.
 	Finish(env *Env, jvmOutput string) Result
+}
+
+// Watcher is a session that sees every walk of the agent's log, as the runner's checks do
+// (collect.Watch): a profiler's session joins them with its samples of the same signals.
+type Watcher interface {
+	Watch(h samplelog.Header, tab *methods.Table) func(r *samplelog.Record)
 }
 
 // Prober is a session that can say, before any run, whether its walker runs on this machine
@@ -74,6 +85,10 @@ type Result struct {
 	// per-kind columns (jfr:ExecutionSample).
 	Classes map[string]map[string]uint64
 	Notes   []string
+	// Join and Differential: a profiler walker's same-signal join (harness/join) with our
+	// walkers' walks, for results.json's "join" and "differential".
+	Join         map[string]results.Join
+	Differential map[string]map[string]uint64
 }
 
 var sessions = map[string]func(name string) Session{}

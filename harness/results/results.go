@@ -116,6 +116,28 @@ type Workload struct {
 	Checks  []Check `json:"checks,omitempty"`
 }
 
+// Join is one profiler walker's same-signal join: its samples paired with the signals of
+// ours our wrapper walked just before its handler (docs/profilers.md, "Same signal").
+type Join struct {
+	Samples      int `json:"samples"`        // the profiler's samples read
+	OnOurThreads int `json:"on_our_threads"` // of threads with a signal of ours
+	BeforeOurs   int `json:"before_ours"`    // on our threads, before the thread's first signal of ours
+	Joined       int `json:"joined"`
+	OurSignals   int `json:"our_signals"` // signals of ours (each walked by our walkers)
+	OurJoined    int `json:"our_joined"`
+	// Shed: the profiler's signals our handler did not walk (its time budget spent): they
+	// reach the profiler, so its samples of them join nothing.
+	Shed     uint64  `json:"shed"`
+	OffsetUs float64 `json:"offset_us"`  // the two clocks' residual, taken off before pairing
+	GapP99Us float64 `json:"gap_p99_us"` // from our handler's end to the profiler's sample time
+	// JoinedRate: joined / (on our threads - before ours), the share of the profiler's
+	// samples joined once wrapped; OurRate: our joined / our signals.
+	JoinedRate float64 `json:"joined_rate"`
+	OurRate    float64 `json:"our_rate"`
+	WrapState  string  `json:"wrap_state"` // the log header's: active, waiting, ...
+	WrapLost   uint64  `json:"wrap_lost,omitempty"`
+}
+
 type Thread struct {
 	Tid       uint32 `json:"tid"`
 	Name      string `json:"name"`
@@ -164,18 +186,21 @@ type Results struct {
 	Unresolved   map[string]uint64                       `json:"unresolved_methods,omitempty"`
 	KnownStack   map[string]map[string]uint64            `json:"known_stack,omitempty"`  // walks inside known-stack regions
 	Differential map[string]map[string]uint64            `json:"differential,omitempty"` // "a~b" -> class -> samples
-	Reference    map[string]map[string]uint64            `json:"reference,omitempty"`    // bottom-frame oracle per walker
-	Crash        *Finding                                `json:"crash,omitempty"`
-	Hang         *Finding                                `json:"hang,omitempty"`
-	Log          Log                                     `json:"log"`
-	WorkloadOut  *Workload                               `json:"workload_result,omitempty"`
-	Threads      []Thread                                `json:"threads,omitempty"`
-	Notes        []string                                `json:"notes,omitempty"`
-	StartupMs    int64                                   `json:"startup_ms"`
-	WallMs       int64                                   `json:"wall_ms"`
-	RunDir       string                                  `json:"run_dir"`
-	Episode      episode.Episode                         `json:"episode"`
-	Extra        map[string]json.RawMessage              `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
+	// Join: per profiler walker, its samples joined with our walkers' walks of the same
+	// signals (harness/join); its pairs' classes are Differential["<walker>~asgct"] etc.
+	Join        map[string]Join              `json:"join,omitempty"`
+	Reference   map[string]map[string]uint64 `json:"reference,omitempty"` // bottom-frame oracle per walker
+	Crash       *Finding                     `json:"crash,omitempty"`
+	Hang        *Finding                     `json:"hang,omitempty"`
+	Log         Log                          `json:"log"`
+	WorkloadOut *Workload                    `json:"workload_result,omitempty"`
+	Threads     []Thread                     `json:"threads,omitempty"`
+	Notes       []string                     `json:"notes,omitempty"`
+	StartupMs   int64                        `json:"startup_ms"`
+	WallMs      int64                        `json:"wall_ms"`
+	RunDir      string                       `json:"run_dir"`
+	Episode     episode.Episode              `json:"episode"`
+	Extra       map[string]json.RawMessage   `json:"extra,omitempty"` // per-feature sections (differential, known_stack, ...)
 
 	// ErrorsJudged: per walker, its walks that ended in an error code judged by another
 	// walker's walk of the same signal (harness/giveup): giveup:<code>, excused:<code>,

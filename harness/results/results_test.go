@@ -29,6 +29,8 @@ var designKeysWhen = map[string][][]string{
 	"crash":        {{"crash", "title"}, {"crash", "bucket"}},
 	"known_stack":  {{"known_stack", "*", "tagged"}, {"known_stack", "*", "ok"}, {"known_stack", "*", "mismatch:frame"}, {"known_stack", "*", "mismatch:missing"}},
 	"differential": {{"differential", "*", "samples"}, {"differential", "*", "agree"}, {"differential", "*", "both_ok"}},
+	"join": {{"join", "*", "samples"}, {"join", "*", "joined"}, {"join", "*", "our_signals"}, {"join", "*", "our_joined"},
+		{"join", "*", "shed"}, {"join", "*", "joined_rate"}, {"join", "*", "our_rate"}, {"join", "*", "offset_us"}, {"join", "*", "gap_p99_us"}},
 }
 
 // lookup follows path through decoded JSON; "*" takes every member of an object.

@@ -64,6 +64,11 @@ func agentConfig(dir string, e *episode.Episode) string {
 	if e.Inject != "" {
 		kv("inject", e.Inject)
 	}
+	if e.Signals.Wrap > 0 {
+		kv("wrap", e.Signals.Wrap) // after mode: it sets mode=wrap, no signal of ours
+		kv("budget_pct", episode.WrapBudgetPct)
+		kv("budget_total_pct", episode.WrapBudgetPct)
+	}
 	return b.String()
 }
 
@@ -72,13 +77,21 @@ func IsApp(name string) bool { return slices.Contains(episode.Apps, name) }
 
 // javaArgs builds the JVM command line (without the java binary).
 func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options, extra []string) ([]string, error) {
-	args := []string{
-		"-agentpath:" + art.Agent + "=config=" + filepath.Join(dir, AgentConf),
-		"-XX:ErrorFile=" + filepath.Join(dir, "hs_err_pid%p.log"),
-		"-XX:-CreateCoredumpOnCrash",
-		"-Dwalkfuzz.roots=" + filepath.Join(dir, RootsFile),
-		"-Dwalkfuzz.knownstacks=" + filepath.Join(dir, KnownStacks),
+	var args []string
+	if e.Signals.Wrap > 0 {
+		// A profiler's agent loads before ours: the JVM runs VMInit callbacks in command-line
+		// order, so its handler is installed when ours wraps it.
+		first := slices.DeleteFunc(slices.Clone(extra), func(f string) bool { return !strings.HasPrefix(f, "-agentpath:") })
+		extra = slices.DeleteFunc(slices.Clone(extra), func(f string) bool { return strings.HasPrefix(f, "-agentpath:") })
+		args = first
 	}
+	args = append(args,
+		"-agentpath:"+art.Agent+"=config="+filepath.Join(dir, AgentConf),
+		"-XX:ErrorFile="+filepath.Join(dir, "hs_err_pid%p.log"),
+		"-XX:-CreateCoredumpOnCrash",
+		"-Dwalkfuzz.roots="+filepath.Join(dir, RootsFile),
+		"-Dwalkfuzz.knownstacks="+filepath.Join(dir, KnownStacks),
+	)
 	args = append(args, e.JVMFlags...)
 	args = append(args, extra...)
 	if len(e.JavaArgs) > 0 {

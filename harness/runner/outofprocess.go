@@ -29,7 +29,8 @@ func (o *outside) prepare(e *episode.Episode, j jdk.JDK, dir string, col *collec
 		return nil, err
 	}
 	o.env = outproc.Env{Episode: e, JDK: j, Dir: dir,
-		MethodTable: filepath.Join(dir, MethodTable), RootsFile: filepath.Join(dir, RootsFile)}
+		MethodTable: filepath.Join(dir, MethodTable), RootsFile: filepath.Join(dir, RootsFile), Codes: filepath.Join(dir, CodesFile),
+		SampleLog: filepath.Join(dir, SampleLog)}
 	if o.session, err = outproc.For(e.Walkers); err != nil {
 		return nil, err
 	}
@@ -39,6 +40,9 @@ func (o *outside) prepare(e *episode.Episode, j jdk.JDK, dir string, col *collec
 			return nil, err
 		}
 		flags = append(flags, f...)
+		if w, ok := s.(outproc.Watcher); ok {
+			col.Watch(w.Watch)
+		}
 	}
 	return flags, nil
 }
@@ -70,5 +74,17 @@ func (o *outside) finish(res *results.Results, dir string, j jdk.JDK, jvmOutput 
 			}
 		}
 		res.Notes = append(res.Notes, r.Notes...)
+		for w, j := range r.Join {
+			if res.Join == nil {
+				res.Join = map[string]results.Join{}
+			}
+			res.Join[w] = j
+		}
+		for pair, classes := range r.Differential {
+			if res.Differential == nil {
+				res.Differential = map[string]map[string]uint64{}
+			}
+			res.Differential[pair] = classes
+		}
 	}
 }

@@ -73,12 +73,13 @@ func (s *Store) sourceColumns(table, columns string) (string, error) {
 	var out []string
 	for _, c := range strings.Split(columns, ",") {
 		c = strings.TrimSpace(c)
-		if have[c] {
+		name := strings.Trim(c, `"`) // a keyword's column is quoted in SQL ("join")
+		if have[name] {
 			out = append(out, c)
 			continue
 		}
 		var def sql.NullString
-		if err := s.db.QueryRow(`SELECT dflt_value FROM pragma_table_info(?, 'main') WHERE name = ?`, table, c).Scan(&def); err != nil {
+		if err := s.db.QueryRow(`SELECT dflt_value FROM pragma_table_info(?, 'main') WHERE name = ?`, table, name).Scan(&def); err != nil {
 			return "", fmt.Errorf("column %s: %v", c, err)
 		}
 		if !def.Valid {

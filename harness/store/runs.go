@@ -28,6 +28,7 @@ type Run struct {
 	Differential map[string]map[string]uint64
 	KnownStack   map[string]map[string]uint64
 	TopKinds     map[string]map[string]map[string]uint64 // walker -> class -> top frame kind -> walks
+	Join         map[string]results.Join                 // profiler walker -> its same-signal join
 	Signals      results.Signals
 	FindingKind  string // crash | hang | ""
 	FindingTitle string
@@ -47,7 +48,7 @@ func FromResults(campaign string, index int64, r *results.Results, started, ende
 		Campaign: campaign, Index: index, Seed: r.Seed, Episode: r.Episode, Workload: r.Workload,
 		Walkers: r.Walkers, JDK: r.JDK.Version, Outcome: r.Outcome, Reason: r.Reason,
 		Classes: r.Classes, Latency: r.LatencyNs, Differential: r.Differential, KnownStack: r.KnownStack,
-		TopKinds: r.TopKinds, Signals: r.Signals, Started: started, Ended: ended, StartupMs: r.StartupMs, WallMs: r.WallMs, RunDir: r.RunDir,
+		TopKinds: r.TopKinds, Join: r.Join, Signals: r.Signals, Started: started, Ended: ended, StartupMs: r.StartupMs, WallMs: r.WallMs, RunDir: r.RunDir,
 		Walkfuzz: r.Walkfuzz,
 	}
 	if run.Walkfuzz == "" { // a result the runner never wrote (a harness error)
@@ -69,7 +70,7 @@ func (r *Run) Finding() bool { return r.FindingKind != "" }
 
 const runColumns = `campaign, idx, seed, episode, workload, walkers, jdk, outcome, reason, classes, latency,
 	differential, known_stack, signals, walked, finding_kind, finding_title, finding_bucket,
-	started_ms, ended_ms, startup_ms, wall_ms, run_dir, walkfuzz, finding_alt_titles, top_kinds`
+	started_ms, ended_ms, startup_ms, wall_ms, run_dir, walkfuzz, finding_alt_titles, top_kinds, "join"`
 
 // upsert keeps the first real result of an index: a harness-error row (the harness, not the
 // JVM, failed) is the only kind a later result replaces, so resumes and merges never duplicate.
@@ -81,17 +82,17 @@ const upsert = ` ON CONFLICT(campaign, idx) DO UPDATE SET
 	finding_title=excluded.finding_title, finding_bucket=excluded.finding_bucket,
 	started_ms=excluded.started_ms, ended_ms=excluded.ended_ms, startup_ms=excluded.startup_ms,
 	wall_ms=excluded.wall_ms, run_dir=excluded.run_dir, walkfuzz=excluded.walkfuzz,
-	finding_alt_titles=excluded.finding_alt_titles, top_kinds=excluded.top_kinds
+	finding_alt_titles=excluded.finding_alt_titles, top_kinds=excluded.top_kinds, "join"=excluded."join"
 	WHERE runs.outcome = 'harness-error' AND excluded.outcome != 'harness-error'`
 
 // AddRun writes one run in its own transaction.
 func (s *Store) AddRun(r Run) error {
 	ep, _ := json.Marshal(r.Episode)
-	_, err := s.db.Exec(`INSERT INTO runs(`+runColumns+`) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`+upsert,
+	_, err := s.db.Exec(`INSERT INTO runs(`+runColumns+`) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`+upsert,
 		r.Campaign, r.Index, r.Seed.String(), string(ep), r.Workload, strings.Join(r.Walkers, ","), r.JDK,
 		r.Outcome, r.Reason, jsonOf(r.Classes), jsonOf(r.Latency), jsonOf(r.Differential), jsonOf(r.KnownStack),
 		jsonOf(r.Signals), int64(r.Signals.Walked), r.FindingKind, r.FindingTitle, r.Bucket,
-		r.Started.UnixMilli(), r.Ended.UnixMilli(), r.StartupMs, r.WallMs, r.RunDir, r.Walkfuzz, jsonList(r.AltTitles), jsonOf(r.TopKinds))
+		r.Started.UnixMilli(), r.Ended.UnixMilli(), r.StartupMs, r.WallMs, r.RunDir, r.Walkfuzz, jsonList(r.AltTitles), jsonOf(r.TopKinds), jsonOf(r.Join))
 	if err != nil {
 		return fmt.Errorf("store: run %s/%d: %v", r.Campaign, r.Index, err)
 	}
@@ -147,11 +148,11 @@ func (s *Store) Runs(f Filter) ([]Run, error) {
 	var out []Run
 	for rows.Next() {
 		var r Run
-		var seed, ep, walkers, classes, latency, diff, known, signals, alts, tops string
+		var seed, ep, walkers, classes, latency, diff, known, signals, alts, tops, joins string
 		var walked, started, ended int64
 		if err := rows.Scan(&r.Campaign, &r.Index, &seed, &ep, &r.Workload, &walkers, &r.JDK, &r.Outcome, &r.Reason,
 			&classes, &latency, &diff, &known, &signals, &walked, &r.FindingKind, &r.FindingTitle, &r.Bucket,
-			&started, &ended, &r.StartupMs, &r.WallMs, &r.RunDir, &r.Walkfuzz, &alts, &tops); err != nil {
+			&started, &ended, &r.StartupMs, &r.WallMs, &r.RunDir, &r.Walkfuzz, &alts, &tops, &joins); err != nil {
 			return nil, fmt.Errorf("store: %v", err)
 		}
 		r.Seed, _ = episode.ParseSeed(seed)
@@ -162,7 +163,7 @@ func (s *Store) Runs(f Filter) ([]Run, error) {
 			s string
 			v any
 		}{{ep, &r.Episode}, {classes, &r.Classes}, {latency, &r.Latency}, {diff, &r.Differential},
-			{known, &r.KnownStack}, {signals, &r.Signals}, {alts, &r.AltTitles}, {tops, &r.TopKinds}} {
+			{known, &r.KnownStack}, {signals, &r.Signals}, {alts, &r.AltTitles}, {tops, &r.TopKinds}, {joins, &r.Join}} {
 			if err := json.Unmarshal([]byte(f.s), f.v); err != nil {
 				return nil, fmt.Errorf("store: run %s/%d: %v", r.Campaign, r.Index, err)
 			}

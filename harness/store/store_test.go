@@ -24,6 +24,8 @@ func TestRunRoundTrip(t *testing.T) {
 	s := open(t, "h.db")
 	want := Synthetic("c1", 3, t0)
 	want.TopKinds = map[string]map[string]map[string]uint64{"vmstructs": {"ok": {"compiled": 5, "interpreted": 2}}}
+	want.Join = map[string]results.Join{"ap:vm": {Samples: 12126, OnOurThreads: 11000, BeforeOurs: 353, Joined: 10600,
+		OurSignals: 10700, OurJoined: 10600, Shed: 12, OffsetUs: -2.2, GapP99Us: 0.7, JoinedRate: 0.9956, OurRate: 0.9907, WrapState: "active"}}
 	require.NoError(t, s.AddRun(want))
 	got, err := s.Runs(Filter{Campaigns: []string{"c1"}})
 	require.NoError(t, err)
@@ -33,6 +35,7 @@ func TestRunRoundTrip(t *testing.T) {
 	assert.Equal(t, want.Latency, got[0].Latency)
 	assert.Equal(t, want.Signals, got[0].Signals)
 	assert.Equal(t, want.TopKinds, got[0].TopKinds)
+	assert.Equal(t, want.Join, got[0].Join)
 	assert.Equal(t, want.Seed, got[0].Seed)
 	assert.True(t, want.Started.Equal(got[0].Started))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/join"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
@@ -68,11 +69,14 @@ type Session struct {
 	notes []string
 	planf Planner
 	read  Reader
+	// Window bounds a joined pair (join.DefaultWindow unless the profiler's clock spreads more).
+	Window join.Window
+	wrap   *wrapJoin // the same-signal join when the agent wraps the profiler's signal, else nil
 }
 
 // New is the session of walker name, planned and read with the profiler's own functions.
 func New(name string, plan Planner, read Reader) *Session {
-	return &Session{name: name, planf: plan, read: read}
+	return &Session{name: name, planf: plan, read: read, Window: join.DefaultWindow}
 }
 
 // AltSignal is where the agent's driver moves when the profiler samples in its signal
@@ -103,6 +107,10 @@ func (s *Session) Prepare(env *outproc.Env) ([]string, error) {
 		s.notes = append(s.notes, s.name+": "+n)
 	}
 	sig := &env.Episode.Signals
+	if sig.Wrap != 0 {
+		s.prepareWrap(env)
+		return []string{s.plan.Flag}, nil
+	}
 	if sig.Signal == s.plan.Signal {
 		sig.Signal = AltSignal
 		s.notes = append(s.notes, fmt.Sprintf("agent driver moved from signal %d to SIGRTMIN+4 (%d): %s samples in %d, and a handler installed later takes a signal from one installed earlier", s.plan.Signal, AltSignal, s.name, s.plan.Signal))
@@ -140,8 +148,10 @@ func (s *Session) Finish(env *outproc.Env, jvmOutput string) outproc.Result {
 	}
 	j := NewJudge(env.MethodTable, env.RootsFile, s.plan.Depth)
 	var first, last time.Time
+	byName := s.wrap.threadsByName(env)
 	err := s.read(env, s.plan, func(smp *asyncprofiler.Sample) {
 		j.Add(smp)
+		s.wrap.add(smp, byName)
 		if first.IsZero() || smp.Time.Before(first) {
 			first = smp.Time
 		}
@@ -159,6 +169,7 @@ func (s *Session) Finish(env *outproc.Env, jvmOutput string) outproc.Result {
 	if span := last.Sub(first).Seconds(); span > 0 {
 		s.notes = append(s.notes, fmt.Sprintf("%s: %.0f samples/s judged over %.1f s of samples (walk latency: not available, the profiler does not time its walks)", s.name, float64(j.Total())/span, span))
 	}
-	res.Notes = s.notes
+	s.wrap.finish(env, s.Window, &res)
+	res.Notes = append(s.notes, res.Notes...)
 	return res
 }
