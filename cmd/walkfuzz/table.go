@@ -46,6 +46,9 @@ func tableCmd() *cobra.Command {
                         frames (both walked; harness/differential's classes): agree (same methods, same
                         bcis), same methods (bcis aside), differ:frame (a method differs at some depth:
                         the disagreement that is never a truncation); the pair shows in both rows
+  same-signal join      profiler walkers only (shown when a run has one): the profiler's samples joined
+                        to a signal our agent walked, of those taken once our agent wrapped the thread,
+                        and our signals joined to a sample (docs/profilers.md)
 Runs with injected read faults count in runs, crashes and hangs only: their walks are left out of
 every other column, as the comparison table does; the runs column says how many (N*). A † marks a
 safepoint-biased walker, whose shares are not comparable with the async walkers'.`,
@@ -165,9 +168,14 @@ func writeTable(out io.Writer, cells []store.Cell, workload, jdk, markdown bool)
 	if workload {
 		head = append(head, "workload")
 	}
-	// Join rates of the async-profiler walkers (the store's join column, being added on
-	// branch apjoin) become a column here once runs carry them.
 	head = append(head, "runs", "crashes", "hangs", "walks", "walks/s", "complete", "flags", "known-stack mismatch", "agreement")
+	joins := false // a join column only when some profiler walker's runs were joined
+	for i := range cells {
+		joins = joins || cells[i].Join.Wrapped+cells[i].Join.OurSignals > 0
+	}
+	if joins {
+		head = append(head, "same-signal join")
+	}
 	rows := make([][]string, 0, len(cells))
 	var biased, faulted bool
 	for i := range cells {
@@ -190,7 +198,11 @@ func writeTable(out io.Writer, cells []store.Cell, workload, jdk, markdown bool)
 			faulted = true
 		}
 		row = append(row, runs, strconv.Itoa(c.Crashes), strconv.Itoa(c.Hangs))
-		rows = append(rows, append(row, shareColumns(c)...))
+		row = append(row, shareColumns(c)...)
+		if joins {
+			row = append(row, joinColumn(c))
+		}
+		rows = append(rows, row)
 	}
 	if markdown {
 		writeMarkdown(out, head, rows)
@@ -264,6 +276,17 @@ func agreementColumn(c *store.Cell) string {
 		return "-"
 	}
 	return strings.Join(out, "; ")
+}
+
+// joinColumn: the profiler's samples joined to a signal of ours once we wrapped its thread,
+// and our signals joined to one of its samples.
+func joinColumn(c *store.Cell) string {
+	j := c.Join
+	if j.Wrapped+j.OurSignals == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s of %d samples, %s of our %d signals", pct(uint64(j.Joined), uint64(max(j.Wrapped, 1)), 1), j.Wrapped,
+		pct(uint64(j.OurJoined), uint64(max(j.OurSignals, 1)), 1), j.OurSignals)
 }
 
 // pct is n as a percentage of of (not 0), with the decimals given.

@@ -42,6 +42,22 @@ type Cell struct {
 	// Differential totals every pair "a~b" the walker took part in, over the runs where
 	// neither walker's shares are biased by injected read faults.
 	Differential map[string]map[string]uint64 `json:"differential,omitempty"`
+	// Join totals a profiler walker's same-signal join (results.json "join"): its samples
+	// once our agent wrapped the thread, those joined to a signal of ours, our signals and
+	// those joined.
+	Join JoinTotals `json:"join,omitzero"`
+}
+
+// JoinTotals sums results.Join over runs.
+type JoinTotals struct {
+	Wrapped, Joined, OurSignals, OurJoined int
+}
+
+func (t *JoinTotals) add(o JoinTotals) {
+	t.Wrapped += o.Wrapped
+	t.Joined += o.Joined
+	t.OurSignals += o.OurSignals
+	t.OurJoined += o.OurJoined
 }
 
 // Complete is the complete-trace share: walks classed ok over all walks.
@@ -98,6 +114,9 @@ func Cells(runs []Run) []Cell {
 			}
 			c.Requested += r.Signals.Requested
 			c.Delivered += r.Signals.Delivered
+			if j, ok := r.Join[w]; ok {
+				c.Join.add(JoinTotals{Wrapped: j.OnOurThreads - j.BeforeOurs, Joined: j.Joined, OurSignals: j.OurSignals, OurJoined: j.OurJoined})
+			}
 		}
 	}
 	return sortedCells(byKey)
@@ -164,6 +183,7 @@ func (c *Cell) add(o *Cell) {
 	c.Requested += o.Requested
 	c.Delivered += o.Delivered
 	c.WalkMs += o.WalkMs
+	c.Join.add(o.Join)
 	addCounts(c.Classes, o.Classes)
 	addCounts(c.KnownStack, o.KnownStack)
 	for pair, counts := range o.Differential {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/walkfuzz/walkfuzz/harness/results"
 )
 
 // pairRun is a run of asgct and vmstructs in one handler with known figures.
@@ -104,4 +106,25 @@ func TestRegroup(t *testing.T) {
 	assert.Equal(t, CellKey{Walker: "asgct", Workload: "lambdas"}, byWorkload[0].CellKey)
 	assert.Equal(t, uint64(1100), byWorkload[0].Walks)
 	assert.Equal(t, cells, Regroup(cells, true, true), "keeping both dimensions changes nothing")
+}
+
+// A profiler walker's same-signal join totals over runs and regroups; walkers without one
+// have none.
+func TestCellJoin(t *testing.T) {
+	run := func(wrapped, before, joined int) Run {
+		r := pairRun("lambdas", "17.0.15", 500, 3000, 100, 0)
+		r.Walkers = []string{"ap:vm", "asgct", "vmstructs"}
+		r.Classes["ap:vm"] = map[string]uint64{"ok": 90}
+		r.Join = map[string]results.Join{"ap:vm": {Samples: wrapped + 5, OnOurThreads: wrapped, BeforeOurs: before,
+			Joined: joined, OurSignals: 100, OurJoined: joined}}
+		return r
+	}
+	cells := Cells([]Run{run(100, 10, 80), run(60, 0, 60)})
+	require.Len(t, cells, 3)
+	ap := cells[0]
+	require.Equal(t, "ap:vm", ap.Walker)
+	assert.Equal(t, JoinTotals{Wrapped: 150, Joined: 140, OurSignals: 200, OurJoined: 140}, ap.Join)
+	assert.Equal(t, JoinTotals{}, cells[1].Join, cells[1].Walker)
+	byWalker := Regroup(cells, false, false)
+	assert.Equal(t, ap.Join, byWalker[0].Join)
 }
