@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,7 +37,12 @@ func TestWorkloadNeedingMissingModuleIsRefused(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %q", stderr)
 	assert.Contains(t, stderr, "workload classchurn needs module java.management, which JDK ")
 	assert.Contains(t, stderr, image)
-	assert.Contains(t, stderr, "--jdk "+full.Name()+", which has it")
+	named := regexp.MustCompile(`--jdk (\S+), which has it`).FindStringSubmatch(stderr)
+	require.Len(t, named, 2, stderr)
+	suggested, err := jdk.Pick(all, named[1])
+	require.NoError(t, err)
+	assert.True(t, suggested.HasModule("java.management") && suggested.Modules != nil, "%s", suggested.Path)
+	assert.Equal(t, img.Major, suggested.Major, "a JDK of the same release first")
 	assert.NoDirExists(t, out, "no JVM started, nothing written")
 
 	// Class redefinition needs java.instrument whatever the workload.

@@ -289,7 +289,12 @@ func runnableOn(e *episode.Episode, j jdk.JDK, all []jdk.JDK) error {
 	if !slices.Contains(episode.WorkloadModules(e.Workload), m) {
 		what = "redefine_ms (class redefinition)"
 	}
-	if other, ok := jdk.WithModule(all, m); ok {
+	same := slices.DeleteFunc(slices.Clone(all), func(o jdk.JDK) bool { return o.Major != j.Major || o.Zero() != j.Zero() })
+	other, ok := jdk.WithModule(same, m) // the same release first
+	if !ok {
+		other, ok = jdk.WithModule(all, m)
+	}
+	if ok {
 		return usageErr("%s needs module %s, which JDK %s (%s) lacks: run it with --jdk %s, which has it", what, m, j.Name(), j.Path, other.Name())
 	}
 	return usageErr("%s needs module %s, which JDK %s (%s) lacks, and no JDK here has it: use a full JDK (scripts/setup.sh)", what, m, j.Name(), j.Path)
