@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,9 +16,11 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/crash"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/probe"
 	"github.com/walkfuzz/walkfuzz/harness/repro"
 	"github.com/walkfuzz/walkfuzz/harness/results"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
+	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
 
 // target resolves what repro and minimize were given: a run directory, a corpus bucket
@@ -113,18 +116,23 @@ func (f *reproFlags) executor(j jdk.JDK) runner.Executor {
 	return runner.Executor{JDK: j, Options: runner.Options{HangTimeout: f.hang}}
 }
 
-// jdkRepro is one JDK's line of the repro table.
+// jdkRepro is one line of the repro table: a JDK, and with --profiler-lib a library.
 type jdkRepro struct {
-	JDK    string `json:"jdk"`
-	Path   string `json:"path"`
-	Dir    string `json:"dir"`
-	Report repro.Report
+	JDK         string `json:"jdk"`
+	Path        string `json:"path"`
+	Library     string `json:"library,omitempty"` // the profiler library the line ran
+	LibraryPath string `json:"library_path,omitempty"`
+	// Unsupported: why the episode could not run there (no JVM started): nothing judged.
+	Unsupported string `json:"unsupported,omitempty"`
+	Dir         string `json:"dir"`
+	Report      repro.Report
 }
 
 func reproCmd() *cobra.Command {
 	var f reproFlags
 	var rate float64
 	var record bool
+	var libs string
 	c := &cobra.Command{
 		Use:   "repro <seed | run-dir | bucket>",
 		Short: "Re-run an episode N times in fresh JVMs; exit 1 if the same finding comes back, 0 if not (for git bisect run)",
@@ -139,7 +147,13 @@ through scripts/bisect-walkfuzz.sh, which turns 2 into "skip" (see docs/bisect.m
 --jdk A,B runs the episode on each JDK (a major like 17, a full version like 17.0.21, or a
 JAVA_HOME path) and prints the rate per JDK in one table. With --record, a corpus bucket's
 re-runs are filed in the corpus as replays; when they ran on several builds of one release and
-the newest no longer reproduces what an older one does, the bucket is marked fixed in it.`,
+the newest no longer reproduces what an older one does, the bucket is marked fixed in it.
+
+--profiler-lib A,B re-runs the episode of an ap:* or ddprof:* finding under each library of
+that profiler (a cached release such as 4.0, or the path of a build), the walker and the
+episode otherwise the same, and prints a line per library: a profiler regression's A/B, or
+with one build per commit, its bisection. The finding's title counts without the release
+("via async-profiler"); a library that refuses the JDK is a line with its reason and no runs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rate < 0 || rate > 1 {
@@ -153,25 +167,53 @@ the newest no longer reproduces what an older one does, the bucket is marked fix
 			if err != nil {
 				return err
 			}
+			libraries := []repro.Library{{}}
+			if libs != "" {
+				if record {
+					return usageErr("--record files re-runs per JDK build: leave it out with --profiler-lib")
+				}
+				if libraries, err = repro.Libraries(e, libs); err != nil {
+					return usageErr("%w", err)
+				}
+				for i := range want {
+					want[i] = repro.ReleaseFree(want[i])
+				}
+				defer walker.SetProfilerLib(walker.ProfilerLib())
+			}
 			dir, err := f.dir("repro")
 			if err != nil {
 				return err
 			}
 			var table []jdkRepro
 			for k, j := range jdks {
-				d := dir
-				if len(jdks) > 1 {
-					d = filepath.Join(dir, fmt.Sprintf("%d-jdk-%s", k+1, j.Version))
+				for l, lib := range libraries {
+					d, row, ex := dir, jdkRepro{JDK: j.Version, Path: j.Path}, repro.Executor(f.executor(j))
+					if len(jdks) > 1 {
+						d = filepath.Join(d, fmt.Sprintf("%d-jdk-%s", k+1, j.Version))
+					}
+					le := e
+					if libs != "" {
+						le, ex = lib.Use(e), repro.AcrossReleases{Executor: ex}
+						d = filepath.Join(d, fmt.Sprintf("%d-lib-%s", l+1, cmp.Or(lib.Release, "build")))
+						row.Library, row.LibraryPath = repro.Describe(le)
+						if err := probe.Unsupported(j, le.Walkers, le.JVMFlags); err != nil {
+							row.Unsupported = err.Error()
+							fmt.Printf("JDK %s, %s: %s\n", j.Version, lib.Spec, row.Unsupported)
+							table = append(table, row)
+							continue
+						}
+					}
+					rep, err := repro.Reproduce(cmd.Context(), ex, le, want, f.runs, d)
+					if err != nil {
+						return err
+					}
+					if len(want) == 0 { // the first finding seen is the one looked for on the next JDK or library
+						want = rep.Names
+					}
+					printAttempts(j, lib.Spec, rep, len(jdks) > 1 || libs != "")
+					row.Dir, row.Report = d, rep
+					table = append(table, row)
 				}
-				rep, err := repro.Reproduce(cmd.Context(), f.executor(j), e, want, f.runs, d)
-				if err != nil {
-					return err
-				}
-				if len(want) == 0 { // the first finding seen is the one looked for on the next JDK
-					want = rep.Names
-				}
-				printAttempts(j, rep, len(jdks) > 1)
-				table = append(table, jdkRepro{JDK: j.Version, Path: j.Path, Dir: d, Report: rep})
 			}
 			b, err := json.MarshalIndent(table, "", "  ")
 			if err != nil {
@@ -190,6 +232,7 @@ the newest no longer reproduces what an older one does, the bucket is marked fix
 	}
 	f.register(c, 5, "JDK(s) to run on, comma-separated: a major (17), a full version (17.0.21) or a JAVA_HOME (default: the episode's, else the newest LTS)")
 	c.Flags().Float64Var(&rate, "rate", 0, "count the finding as reproduced only when it comes back in at least this share of runs (default: once)")
+	c.Flags().StringVar(&libs, "profiler-lib", "", "profiler libraries to re-run an ap:*/ddprof:* episode under, comma-separated: cached releases (4.0,4.6) or paths of builds")
 	c.Flags().BoolVar(&record, "record", false, "file the re-runs of a corpus bucket as its replays (per JDK build; marks it fixed in a newer build that no longer reproduces it)")
 	return c
 }
@@ -235,10 +278,13 @@ func recordReplays(corpusDir, bucket, dir string, table []jdkRepro) error {
 	return nil
 }
 
-func printAttempts(j jdk.JDK, rep repro.Report, named bool) {
+func printAttempts(j jdk.JDK, lib string, rep repro.Report, named bool) {
 	for i, a := range rep.Attempts {
 		if named {
 			fmt.Printf("JDK %s ", j.Version)
+		}
+		if lib != "" {
+			fmt.Printf("library %s ", lib)
 		}
 		fmt.Printf("run %d: %s %s", i+1, a.Outcome, a.Title)
 		if a.Title != "" {
@@ -253,23 +299,40 @@ func printAttempts(j jdk.JDK, rep repro.Report, named bool) {
 
 // reproVerdict prints the per-JDK table and turns it into the exit code.
 func reproVerdict(table []jdkRepro, want []crash.Names, e episode.Episode, rate float64) error {
-	judged, reproduced := 0, false
+	judged, runs, reproduced, libs := 0, 0, false, table[0].Library != ""
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "\nJDK\tRUNS\tMATCHES\tRATE\tREPRODUCED\tPATH")
+	if libs {
+		fmt.Fprintln(w, "\nJDK\tLIBRARY\tRUNS\tMATCHES\tRATE\tREPRODUCED")
+	} else {
+		fmt.Fprintln(w, "\nJDK\tRUNS\tMATCHES\tRATE\tREPRODUCED\tPATH")
+	}
+	var reasons []string
 	for _, t := range table {
 		r := t.Report
 		judged += r.Judged()
+		runs += r.Runs
 		yes := r.Reproduced(rate)
 		reproduced = reproduced || yes
-		fmt.Fprintf(w, "%s\t%d\t%d\t%.2f\t%s\t%s\n", t.JDK, r.Runs, r.Matches, r.Rate, map[bool]string{true: "yes", false: "no"}[yes], t.Path)
+		verdict := map[bool]string{true: "yes", false: "no"}[yes]
+		if t.Unsupported != "" {
+			verdict = t.Unsupported
+			reasons = append(reasons, t.Unsupported)
+		}
+		if libs {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.2f\t%s\n", t.JDK, t.Library, r.Runs, r.Matches, r.Rate, verdict)
+		} else {
+			fmt.Fprintf(w, "%s\t%d\t%d\t%.2f\t%s\t%s\n", t.JDK, r.Runs, r.Matches, r.Rate, verdict, t.Path)
+		}
 	}
 	w.Flush()
 	switch {
+	case judged == 0 && runs == 0:
+		return usageErr("the episode runs under none of them: %s", strings.Join(reasons, "; "))
 	case judged == 0:
 		// Exit 2 as documented, but not bad usage: the runs did not get far enough.
-		return fmt.Errorf("no run got to sample (JVM or harness errors only, see %s): nothing to judge", filepath.Dir(table[0].Report.Attempts[0].Dir))
+		return fmt.Errorf("no run got to sample (JVM or harness errors only, see %s): nothing to judge", firstRunDir(table))
 	case len(want) == 0:
-		fmt.Printf("no finding in %d runs of seed %s\n", table[0].Report.Runs*len(table), e.Seed)
+		fmt.Printf("no finding in %d runs of seed %s\n", runs, e.Seed)
 	case reproduced:
 		fmt.Printf("reproduced %q\n", want[0].Title)
 		return errFound
@@ -277,6 +340,16 @@ func reproVerdict(table []jdkRepro, want []crash.Names, e episode.Episode, rate 
 		fmt.Printf("did not reproduce %q\n", want[0].Title)
 	}
 	return nil
+}
+
+// firstRunDir is the directory of the table's first re-runs.
+func firstRunDir(table []jdkRepro) string {
+	for _, t := range table {
+		if len(t.Report.Attempts) > 0 {
+			return filepath.Dir(t.Report.Attempts[0].Dir)
+		}
+	}
+	return "the --out directory"
 }
 
 func minimizeCmd() *cobra.Command {

@@ -235,6 +235,9 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%w", err) // a missing JDK
 			}
+			if err := runnableOn(&e, j, all); err != nil {
+				return err
+			}
 			dir := f.out
 			if dir == "" {
 				dir = filepath.Join("results", "runs", time.Now().Format("20060102-150405")+"-"+e.Seed.String())
@@ -273,6 +276,28 @@ func runCmd() *cobra.Command {
 	}
 	f.register(c)
 	return c
+}
+
+// runnableOn refuses, before any JVM starts, an episode whose workload (or redefine_ms)
+// needs a module the runtime image of j lacks, naming a JDK here that has it.
+func runnableOn(e *episode.Episode, j jdk.JDK, all []jdk.JDK) error {
+	m := e.MissingModule(j.HasModule)
+	if m == "" {
+		return nil
+	}
+	what := "workload " + e.Workload
+	if !slices.Contains(episode.WorkloadModules(e.Workload), m) {
+		what = "redefine_ms (class redefinition)"
+	}
+	same := slices.DeleteFunc(slices.Clone(all), func(o jdk.JDK) bool { return o.Major != j.Major || o.Zero() != j.Zero() })
+	other, ok := jdk.WithModule(same, m) // the same release first
+	if !ok {
+		other, ok = jdk.WithModule(all, m)
+	}
+	if ok {
+		return usageErr("%s needs module %s, which JDK %s (%s) lacks: run it with --jdk %s, which has it", what, m, j.Name(), j.Path, other.Name())
+	}
+	return usageErr("%s needs module %s, which JDK %s (%s) lacks, and no JDK here has it: use a full JDK (scripts/setup.sh)", what, m, j.Name(), j.Path)
 }
 
 func workloadName(e *episode.Episode) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/campaign"
+	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 )
@@ -130,6 +131,14 @@ func (f *campaignFlags) applySupport(spec *campaign.Spec, w io.Writer) error {
 		}
 		if j, err := resolve(s); err == nil {
 			not = append(not, probe.RefusedFlags(j)...) // drawn flags it refuses: left out of its episodes
+			for _, m := range episode.ModulesUsed() {
+				if !j.HasModule(m) { // its episodes draw workloads that run there (Spec.Fit)
+					if spec.LacksModules == nil {
+						spec.LacksModules = map[string][]string{}
+					}
+					spec.LacksModules[s] = append(spec.LacksModules[s], m)
+				}
+			}
 		}
 		if len(not) > 0 && s != "" {
 			if spec.Unsupported == nil {

@@ -11,17 +11,35 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/runner"
 	"github.com/walkfuzz/walkfuzz/harness/suites"
 )
 
 func workloadsCmd() *cobra.Command {
-	var dacapo, ren string
+	var dacapo, ren, jdkSpec string
 	c := &cobra.Command{
 		Use:   "workloads",
 		Short: "List the workloads and whether each can run here (and why not)",
-		Args:  cobra.NoArgs,
+		Example: `  walkfuzz workloads
+  walkfuzz workloads --jdk 21    # and on that JDK: a runtime image without a module a workload needs says so`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// needs says why workload name cannot run on the --jdk, "" when it can.
+			needs := func(string) string { return "" }
+			if jdkSpec != "" {
+				j, err := jdk.Pick(jdk.Discover(), jdkSpec)
+				if err != nil {
+					return usageErr("%w", err)
+				}
+				needs = func(name string) string {
+					e := episode.Episode{Workload: name}
+					if m := e.MissingModule(j.HasModule); m != "" {
+						return "needs module " + m + ", which JDK " + j.Name() + " lacks"
+					}
+					return ""
+				}
+			}
 			art, artErr := artifacts.Locate()
 			w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "WORKLOAD\tKIND\tSTATUS")
@@ -32,11 +50,14 @@ func workloadsCmd() *cobra.Command {
 				return "unsupported: " + why
 			}
 			for _, name := range episode.Builtin {
-				ok := artErr == nil && artifacts.Exists(art.Workloads)
-				fmt.Fprintf(w, "%s\tbuilt-in\t%s\n", name, status(ok, "bin/workloads.jar missing: run make"))
+				why := needs(name)
+				if artErr != nil || !artifacts.Exists(art.Workloads) {
+					why = "bin/workloads.jar missing: run make"
+				}
+				fmt.Fprintf(w, "%s\tbuilt-in\t%s\n", name, status(why == "", why))
 			}
 			for _, name := range episode.Apps {
-				why, origin := "", "Debian "+debianApps[name]
+				why, origin := needs(name), "Debian "+debianApps[name]
 				if unit, ok := episode.MavenApps[name]; ok {
 					origin = "Maven " + mavenOrigin(art.Root, unit)
 					if artErr != nil {
@@ -77,6 +98,7 @@ func workloadsCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&dacapo, "dacapo-jar", "", "DaCapo jar (default $DACAPO_JAR)")
 	c.Flags().StringVar(&ren, "renaissance-jar", "", "Renaissance jar (default $RENAISSANCE_JAR)")
+	c.Flags().StringVar(&jdkSpec, "jdk", "", "judge the workloads on this JDK too (major, version or path): the modules each needs")
 	return c
 }
 

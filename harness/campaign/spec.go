@@ -39,6 +39,10 @@ type Spec struct {
 	// episode draws its JDK among those that run its whole walker set, so a campaign over
 	// every JDK never spends episodes on harness errors.
 	Unsupported map[string][]string `json:"unsupported,omitempty"`
+	// LacksModules: per JDK spec of JDKs, the modules some workload needs
+	// (episode.ModulesUsed) that its runtime image lacks. Fit never leaves an episode on
+	// such a JDK with a workload that needs one of them.
+	LacksModules map[string][]string `json:"lacks_modules,omitempty"`
 }
 
 // SeedFor is the seed of index i: a splitmix64 step from the base, so neighbouring indices
@@ -90,12 +94,42 @@ func (s Spec) Episode(i int64) episode.Episode {
 
 // Fit leaves out of e's JVM flags those its JDK refuses (listed in Unsupported beside the
 // walkers: the Zero VM has no ZGC), so the episode runs instead of failing in the harness.
+// A workload that needs a module the JDK lacks is replaced by one the seed draws among
+// the spec's workloads that run there, and class redefinition is turned off on a JDK
+// without java.instrument; an episode that no workload of the spec fits is left as it is
+// (its run says why).
 func (s Spec) Fit(e episode.Episode) episode.Episode {
 	refused := s.Unsupported[e.JDK]
-	if len(refused) == 0 || !slices.ContainsFunc(e.JVMFlags, func(f string) bool { return slices.Contains(refused, f) }) {
+	if len(refused) > 0 && slices.ContainsFunc(e.JVMFlags, func(f string) bool { return slices.Contains(refused, f) }) {
+		e.JVMFlags = slices.DeleteFunc(slices.Clone(e.JVMFlags), func(f string) bool { return slices.Contains(refused, f) })
+	}
+	lacks := s.LacksModules[e.JDK]
+	if len(lacks) == 0 {
 		return e
 	}
-	e.JVMFlags = slices.DeleteFunc(slices.Clone(e.JVMFlags), func(f string) bool { return slices.Contains(refused, f) })
+	has := func(m string) bool { return !slices.Contains(lacks, m) }
+	if e.Perturb.RedefineMs > 0 && slices.ContainsFunc(episode.RedefineModules(), func(m string) bool { return !has(m) }) {
+		e.Perturb.RedefineMs = 0
+	}
+	if e.MissingModule(has) == "" {
+		return e
+	}
+	pool := s.Workloads
+	if len(pool) == 0 {
+		pool = episode.Builtin
+	}
+	var fit []string
+	for _, w := range pool {
+		if c := (episode.Episode{Workload: w}); c.MissingModule(has) == "" {
+			fit = append(fit, w)
+		}
+	}
+	if len(fit) > 0 {
+		e.Workload = fit[pick(e.Seed, 0x3d01e5, len(fit))]
+		if !episode.PerturbsWorkload(e.Workload) { // JIT forcing and redefinition are the built-in workloads'
+			e.Perturb.JITPeriodMs, e.Perturb.JITMethods, e.Perturb.JITLevels, e.Perturb.RedefineMs = 0, 0, "", 0
+		}
+	}
 	return e
 }
 

