@@ -80,6 +80,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{"bad inject", []string{"run", "--inject", "boom@3"}, "--inject"},
 		{"missing dacapo jar", []string{"run", "--workload", "dacapo:h2", "--dacapo-jar", "/nonexistent.jar", "--out", filepath.Join(tmp, "d")}, "DACAPO_JAR"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"bench: unknown feedback walker", []string{"bench", "--only", "feedback", "--feedback-walkers", "nosuch"}, "--feedback-walkers"},
+		{"bench: unknown feedback workload", []string{"bench", "--only", "feedback", "--feedback-workloads", "nosuch"}, "--feedback-workloads"},
 		{"episode without seed", []string{"episode"}, "--seed"},
 		// Values that fell back to a default unnoticed (issue 33).
 		{"negative duration", []string{"run", "--duration", "-5s"}, "--duration -5s"},

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
+	"github.com/walkfuzz/walkfuzz/harness/campaign"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/results"
@@ -41,11 +42,15 @@ type Config struct {
 	Only           string
 	SelftestBudget time.Duration // the selftest group; 0: 8 minutes
 	FeedbackBudget time.Duration // each arm of the feedback group; 0: 10 minutes
-	CostDuration   time.Duration // each run of the cost group; 0: 6 s
-	CostReps       int           // interleaved repetitions of the cost group; 0: 3
-	CostPairReps   int           // more repetitions of (bare, 10ms) only; 0: 2, negative: none
-	CostArms       []string      // the cost group's agent arms to run (bare always runs); none: all
-	CostWorkloads  []string      // the cost group's workloads; none: loops and recursion
+	// FeedbackSpace, when set, is the feedback group's campaign (walkers, workloads, JDKs,
+	// what each JDK cannot run) instead of asgct, vmstructs and their pair on the built-in
+	// workloads of JDKs; its seed base and duration cap are the group's own.
+	FeedbackSpace *campaign.Spec
+	CostDuration  time.Duration // each run of the cost group; 0: 6 s
+	CostReps      int           // interleaved repetitions of the cost group; 0: 3
+	CostPairReps  int           // more repetitions of (bare, 10ms) only; 0: 2, negative: none
+	CostArms      []string      // the cost group's agent arms to run (bare always runs); none: all
+	CostWorkloads []string      // the cost group's workloads; none: loops and recursion
 }
 
 type suite struct {

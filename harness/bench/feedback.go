@@ -24,12 +24,17 @@ func (s *suite) feedbackArms(ctx context.Context, js []jdk.JDK) {
 	for _, j := range js {
 		specs = append(specs, j.Path)
 	}
-	spec := campaign.Spec{SeedBase: 0xfeedbe4c, JDKs: specs, DurationCap: 6000,
-		Walkers: [][]string{{walker.ASGCT}, {walker.VMStructs}, {walker.ASGCT, walker.VMStructs}}}
+	spec := campaign.Spec{JDKs: specs, Walkers: [][]string{{walker.ASGCT}, {walker.VMStructs}, {walker.ASGCT, walker.VMStructs}}}
+	space := "asgct, vmstructs and their pair, built-in workloads"
+	if s.cfg.FeedbackSpace != nil {
+		spec = *s.cfg.FeedbackSpace
+		space = fmt.Sprintf("%d walker sets, %d workloads (0: every built-in), %d JDKs", len(spec.Walkers), len(spec.Workloads), len(spec.JDKs))
+	}
+	spec.SeedBase, spec.DurationCap = 0xfeedbe4c, 6000
 	jobs, _ := campaign.DefaultJobs()
 	opt := campaign.Options{Budget: s.cfg.FeedbackBudget, Jobs: jobs, ResolveJDK: campaign.Resolver(jdk.Discover())}
 	dir := filepath.Join(s.cfg.Dir, "feedback")
-	fmt.Fprintf(s.log, "bench: feedback against blind, %s per arm\n", s.cfg.FeedbackBudget)
+	fmt.Fprintf(s.log, "bench: feedback against blind, %s per arm (%s)\n", s.cfg.FeedbackBudget, space)
 	arms, err := feedback.Compare(ctx, spec, 50, jvmexec.Executor{}, opt, dir)
 	if err != nil {
 		s.fail(name, err)
@@ -48,6 +53,6 @@ func (s *suite) feedbackArms(ctx context.Context, js []jdk.JDK) {
 	}
 	fbOnly, blindOnly := feedback.OnlyIn(fb, blind), feedback.OnlyIn(blind, fb)
 	s.add(Metric{Name: name, Value: float64(fb.Tuples) / float64(blind.Tuples), Unit: "ratio", Target: ">= 1.5",
-		Note: fmt.Sprintf("%d distinct tuples with feedback (%d runs, %d mutations, %d buckets) vs %d blind (%d runs, %d buckets), %s per arm; %d reached only with feedback, %d only blind",
-			fb.Tuples, fb.Runs, fb.Mutations, fb.Buckets, blind.Tuples, blind.Runs, blind.Buckets, s.cfg.FeedbackBudget, len(fbOnly), len(blindOnly))})
+		Note: fmt.Sprintf("%d distinct tuples with feedback (%d runs, %d mutations, %d buckets) vs %d blind (%d runs, %d buckets), %s per arm over %s; %d reached only with feedback, %d only blind",
+			fb.Tuples, fb.Runs, fb.Mutations, fb.Buckets, blind.Tuples, blind.Runs, blind.Buckets, s.cfg.FeedbackBudget, space, len(fbOnly), len(blindOnly))})
 }
