@@ -5,6 +5,7 @@ package probe
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
@@ -67,12 +69,54 @@ var zeroRefuses = map[string]string{
 	"-XX:+UseZGC": "has no ZGC (-XX:+UseZGC)",
 }
 
-// RefusedFlags lists the JVM flags an episode may draw that j refuses (the Zero VM's).
-func RefusedFlags(j jdk.JDK) []string {
-	if !j.Zero() {
-		return nil
+// drawnCollectors are the collector flags an episode may draw that a HotSpot build may not
+// run: ZGC is experimental before JDK 15 (JDK 11: "VM option 'UseZGC' is experimental and
+// must be enabled via -XX:+UnlockExperimentalVMOptions"), and a vendor may leave Shenandoah
+// or ZGC out of its build. Each is probed for real, once per JDK (flagRefusal).
+var drawnCollectors = []string{"-XX:+UseZGC", "-XX:+UseShenandoahGC"}
+
+var refusals sync.Map // JDK path + "\x00" + flag -> string ("" when the JVM starts with it)
+
+// flagRefusal is why j's JVM does not start with flag (its first line of complaint), or "".
+func flagRefusal(j jdk.JDK, flag string) string {
+	if why, ok := zeroRefuses[flag]; ok && j.Zero() {
+		return fmt.Sprintf("the Zero VM (JDK %s at %s) %s", j.Version, j.Path, why)
 	}
-	return slices.Sorted(maps.Keys(zeroRefuses))
+	if !slices.Contains(drawnCollectors, flag) {
+		return ""
+	}
+	key := j.Path + "\x00" + flag
+	if v, ok := refusals.Load(key); ok {
+		return v.(string)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(j.Java(), flag, "-version")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	why := ""
+	var exit *exec.ExitError
+	if err := cmd.Run(); errors.As(err, &exit) { // a java that cannot be started refuses nothing here: the run says why
+		first, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+		why = fmt.Sprintf("JDK %s at %s does not start with %s (%s)", j.Version, j.Path, flag, strings.TrimSpace(first))
+	}
+	refusals.Store(key, why)
+	return why
+}
+
+// RefusedFlags lists the JVM flags an episode may draw that j refuses: the Zero VM's, and
+// the collectors its JVM does not start with.
+func RefusedFlags(j jdk.JDK) []string {
+	var out []string
+	for _, f := range slices.Sorted(maps.Keys(zeroRefuses)) {
+		if flagRefusal(j, f) != "" {
+			out = append(out, f)
+		}
+	}
+	for _, f := range drawnCollectors {
+		if !slices.Contains(out, f) && flagRefusal(j, f) != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Unsupported names the first walker or JVM flag j refuses, as an "unsupported: " error.
@@ -84,8 +128,8 @@ func Unsupported(j jdk.JDK, walkers, flags []string) error {
 		}
 	}
 	for _, f := range flags {
-		if why, ok := zeroRefuses[f]; ok && j.Zero() {
-			return fmt.Errorf("unsupported: the Zero VM (JDK %s at %s) %s", j.Version, j.Path, why)
+		if why := flagRefusal(j, f); why != "" {
+			return fmt.Errorf("unsupported: %s", why)
 		}
 	}
 	return nil

@@ -36,3 +36,23 @@ func TestJDKFactsAreTheJDKs(t *testing.T) {
 	j.Borrowed = map[string]string{"jfr": "/x/25/bin/jfr"}
 	assert.NoError(t, Unsupported(j, []string{walker.JFR, "vmstructs", walker.EBPF}, nil))
 }
+
+// A collector an episode may draw is probed for real: JDK 11 refuses ZGC (experimental
+// there), later JDKs run it.
+func TestCollectorsProbed(t *testing.T) {
+	all := jdk.Discover()
+	for _, m := range []string{"11", "17"} {
+		j, err := jdk.Pick(all, m)
+		if err != nil {
+			t.Logf("no JDK %s: run scripts/setup.sh (skipping its case)", m)
+			continue
+		}
+		if m == "11" {
+			assert.Contains(t, RefusedFlags(j), "-XX:+UseZGC", j.Path)
+			assert.ErrorContains(t, Unsupported(j, []string{"asgct"}, []string{"-XX:+UseZGC"}), "does not start with -XX:+UseZGC")
+		} else {
+			assert.NotContains(t, RefusedFlags(j), "-XX:+UseZGC", j.Path)
+			assert.NoError(t, Unsupported(j, []string{"asgct"}, []string{"-XX:+UseZGC", "-Xmx256m"}))
+		}
+	}
+}
