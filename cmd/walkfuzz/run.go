@@ -286,7 +286,7 @@ func runnableOn(e *episode.Episode, j jdk.JDK, all []jdk.JDK) error {
 		return nil
 	}
 	what := "workload " + e.Workload
-	if !slices.Contains(episode.WorkloadModules(e.Workload), m) {
+	if alone := (&episode.Episode{Workload: e.Workload}); alone.MissingModule(j.HasModule) != m { // the workload alone needs it not
 		what = "redefine_ms (class redefinition)"
 	}
 	same := slices.DeleteFunc(slices.Clone(all), func(o jdk.JDK) bool { return o.Major != j.Major || o.Zero() != j.Zero() })

