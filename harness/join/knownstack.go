@@ -2,6 +2,7 @@ package join
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -58,6 +59,7 @@ const tagMargin = 10_000_000
 type ksWalk struct {
 	frames []ksFrame // the Java frames, innermost first
 	failed string    // the marker that ended the walk, when it has no frames to compare
+	shown  []string  // a failed walk's top frames as the profiler wrote them, for its example
 	cut    bool      // stopped at the profiler's depth (Sample.CutAt)
 }
 
@@ -110,7 +112,8 @@ func (k *KnownStack) walk(s *asyncprofiler.Sample) *ksWalk {
 	for _, f := range s.Frames {
 		if m := f.Marker(); m != "" {
 			if !asyncprofiler.Benign(m) {
-				return &ksWalk{failed: m}
+				w.failed = m
+				break
 			}
 			benign = m
 			continue
@@ -126,11 +129,28 @@ func (k *KnownStack) walk(s *asyncprofiler.Sample) *ksWalk {
 		key := knownstack.Canonical(class + "." + f.Name + f.Descriptor)
 		w.frames = append(w.frames, ksFrame{key: k.keys.id(key), bci: jfrBci(int32(f.Bci)), native: !f.Java()})
 	}
-	if len(w.frames) == 0 && benign != "" {
+	switch {
+	case w.failed != "" || len(w.frames) > 0:
+	case benign != "":
 		w.failed = benign
+	default:
+		w.failed = noJava
+	}
+	if w.failed != "" {
+		w.frames = nil
+		for i, f := range s.Frames[:min(len(s.Frames), maxShown)] {
+			w.shown = append(w.shown, fmt.Sprintf("#%d %s.%s%s @%d [%s]", i, f.Class, f.Name, f.Descriptor, f.Bci, f.Type))
+		}
 	}
 	return w
 }
+
+// noJava names a profiler walk without a Java frame or a marker, as FromProfiler does.
+const noJava = "no_Java"
+
+// maxShown bounds the frames a failed walk keeps for its example (the marker, the native
+// frames above the Java ones).
+const maxShown = 12
 
 // resolve maps each kept frame to a jmethodID of its method key; a Java-typed frame the
 // table does not name is unresolved (n > 0), a native one that does not resolve is a
@@ -178,7 +198,8 @@ func (k *KnownStack) Finish(res Result, stacks knownstack.Stacks) (map[string]ui
 	var marker string
 	c.ErrorClass = func(*samplelog.Record) string { return walkclass.Error(marker) }
 	k.byKey = methodsByKey(k.jg.tab)
-	var out []KnownExample
+	out := []KnownExample{}
+	failedShown := map[string]int{}
 	for i, p := range res.Pairs {
 		sig := k.jg.signals[p.Ours]
 		w := k.walks[p.Theirs]
@@ -197,8 +218,12 @@ func (k *KnownStack) Finish(res Result, stacks knownstack.Stacks) (map[string]ui
 			}
 			r.Frames, r.Result = frames, int32(len(frames))
 			if r.Result == 0 {
-				r.Result, marker = -1, "no_Java"
+				r.Result, marker = -1, noJava
 			}
+		}
+		if r.Result < 0 && failedShown[marker] < maxFailedExamples {
+			failedShown[marker]++
+			out = append(out, k.failedExample(res, i, w, stacks[sig.Region]))
 		}
 		c.MaxDepth = 0
 		if w.cut { // the profiler's depth counts native frames too: cut at its Java frames
@@ -224,6 +249,22 @@ func (k *KnownStack) Finish(res Result, stacks knownstack.Stacks) (map[string]ui
 		m[KnownStackCoverage] = m["tagged"] * 1_000_000 / uint64(res.ProfilerSamples)
 	}
 	return m, out
+}
+
+// maxFailedExamples bounds the examples kept per marker of a failed tagged walk.
+const maxFailedExamples = 5
+
+// failedExample shows a tagged walk the profiler failed, beside the region and our walks.
+func (k *KnownStack) failedExample(res Result, i int, w *ksWalk, rec []knownstack.RecFrame) KnownExample {
+	sig := k.jg.signals[res.Pairs[i].Ours]
+	e := knownstack.Example{Class: walkclass.Error(w.failed), Walker: k.jg.profiler, Region: sig.Region, Tid: uint32(sig.TID), Actual: w.shown}
+	if len(w.shown) == 0 {
+		e.Actual = []string{"failed: " + w.failed}
+	}
+	for d, f := range rec[:min(len(rec), maxExampleFrames)] {
+		e.Expected = append(e.Expected, "#"+strconv.Itoa(d)+" "+f.String())
+	}
+	return KnownExample{Example: e, Ours: k.ourWalks(res, i)}
 }
 
 // ourWalks renders our walkers' walks of the i-th pair's signal.
