@@ -28,6 +28,7 @@ type profilerRun struct {
 	Notes        []string                     `json:"notes"`
 	Join         map[string]results.Join      `json:"join"`
 	Differential map[string]map[string]uint64 `json:"differential"`
+	KnownStack   map[string]map[string]uint64 `json:"known_stack"`
 }
 
 func runProfiler(t *testing.T, args ...string) profilerRun {
@@ -102,6 +103,14 @@ func TestAsyncProfilerSameSignalJoin(t *testing.T) {
 				m := r.Differential[w+"~"+ours]
 				assert.Equal(t, uint64(j.Joined), m["samples"], "%s~%s: every joined pair compared", w, ours)
 			}
+			if mode == "vm" {
+				// The known-stack oracle on the profiler's own frames: its walks of the signals
+				// that fell in a region, against the region, mismatching no more than ours.
+				ks, ours := r.KnownStack[w], r.KnownStack["vmstructs"]
+				require.Greater(t, ks["tagged"], uint64(0), "known_stack: %v", r.KnownStack)
+				require.Greater(t, ours["tagged"], uint64(0), "known_stack: %v", r.KnownStack)
+				assert.LessOrEqual(t, mismatchShare(ks), mismatchShare(ours)+0.002, "%s %v, vmstructs %v", w, ks, ours)
+			}
 			if mode == "agct" {
 				agree, both := join.Agreement(r.Differential["ap:agct~asgct"])
 				require.Greater(t, both, uint64(500))
@@ -109,6 +118,17 @@ func TestAsyncProfilerSameSignalJoin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mismatchShare is the share of a walker's tagged walks that mismatched the recorded stack.
+func mismatchShare(ks map[string]uint64) float64 {
+	var n uint64
+	for class, v := range ks {
+		if walkclass.IsMismatch(class) {
+			n += v
+		}
+	}
+	return float64(n) / float64(ks["tagged"])
 }
 
 // Bad profiler input: one line naming the fix, exit 2.

@@ -90,6 +90,11 @@ func intern(s string) string {
 // after '/' and JVMTI class signatures after '.'.
 var hiddenSuffix = regexp.MustCompile(`[./+](0x[0-9a-f]+)`)
 
+// Canonical is a method key (internal class, name, descriptor) as regions' frames are
+// compared: a hidden class's address after '/', however its source spelled it. Walkers that
+// name methods rather than return jmethodIDs resolve their frames through it.
+func Canonical(key string) string { return canonical(key) }
+
 func canonical(key string) string {
 	if !strings.Contains(key, "0x") { // no hidden class: the regexp cannot match (and costs)
 		return key

@@ -37,6 +37,7 @@ type Env struct {
 	MethodTable, RootsFile string
 	Codes                  string // the agent's code names (codes.tsv)
 	SampleLog              string // the agent's sample log (samples.bin)
+	KnownStacks            string // the stacks the workload recorded for its known-stack regions
 }
 
 // Session is one out-of-process walker during one run.
@@ -89,6 +90,9 @@ type Result struct {
 	// walkers' walks, for results.json's "join" and "differential".
 	Join         map[string]results.Join
 	Differential map[string]map[string]uint64
+	// KnownStack: a profiler walker's walks of joined signals judged against the known-stack
+	// region our agent recorded in the same signal, for results.json's "known_stack".
+	KnownStack map[string]map[string]uint64
 }
 
 var sessions = map[string]func(name string) Session{}

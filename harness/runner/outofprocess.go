@@ -30,7 +30,7 @@ func (o *outside) prepare(e *episode.Episode, j jdk.JDK, dir string, col *collec
 	}
 	o.env = outproc.Env{Episode: e, JDK: j, Dir: dir,
 		MethodTable: filepath.Join(dir, MethodTable), RootsFile: filepath.Join(dir, RootsFile), Codes: filepath.Join(dir, CodesFile),
-		SampleLog: filepath.Join(dir, SampleLog)}
+		SampleLog: filepath.Join(dir, SampleLog), KnownStacks: filepath.Join(dir, KnownStacks)}
 	if o.session, err = outproc.For(e.Walkers); err != nil {
 		return nil, err
 	}
@@ -85,6 +85,12 @@ func (o *outside) finish(res *results.Results, dir string, j jdk.JDK, jvmOutput 
 				res.Differential = map[string]map[string]uint64{}
 			}
 			res.Differential[pair] = classes
+		}
+		for w, classes := range r.KnownStack {
+			if res.KnownStack == nil {
+				res.KnownStack = map[string]map[string]uint64{}
+			}
+			res.KnownStack[w] = classes
 		}
 	}
 }

@@ -2,9 +2,11 @@ package apsession
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/join"
+	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/results"
@@ -18,6 +20,7 @@ import (
 type wrapJoin struct {
 	codes string // the agent's code names
 	jg    *join.Judge
+	ks    *join.KnownStack // the profiler's walks judged against our known-stack regions
 }
 
 // prepareWrap: the episode wraps the profiler's signal (episode.WrapProfiler); the plan's
@@ -40,6 +43,7 @@ func (s *Session) Watch(h samplelog.Header, tab *methods.Table) func(*samplelog.
 	}
 	codes, _ := classify.LoadCodeNames(s.wrap.codes)
 	s.wrap.jg = join.NewJudge(s.name, h, tab, codes, s.plan.Depth)
+	s.wrap.ks = join.NewKnownStack(s.wrap.jg)
 	return s.wrap.jg.AddRecord
 }
 
@@ -70,7 +74,7 @@ func (w *wrapJoin) add(smp *asyncprofiler.Sample, byName map[string]int64) {
 			smp.TID = tid
 		}
 	}
-	w.jg.AddSample(smp)
+	w.ks.AddSample(smp) // and to the Judge
 }
 
 // finish joins and puts the join's figures and its pairs' differential into res.
@@ -106,6 +110,24 @@ func (w *wrapJoin) finish(env *outproc.Env, win join.Window, res *outproc.Result
 		}
 		res.Differential[pair] = out
 	}
+	w.judgeKnown(env, r, res)
 	res.Notes = append(res.Notes, fmt.Sprintf("%s: same-signal join: %d of %d samples joined once wrapped (%.1f%%), %d of our %d signals (%.1f%%); %d before ours, %d shed; clock offset %.1f µs, gap p99 %.1f µs",
 		profiler, c.Joined, c.OnOurThreads-c.BeforeOurs, 100*j.JoinedRate, c.JoinedOurs, c.OurRecords, 100*j.OurRate, c.BeforeOurs, j.Shed, j.OffsetUs, j.GapP99Us))
+}
+
+// judgeKnown puts the profiler's known-stack counts into res (join.KnownStack).
+func (w *wrapJoin) judgeKnown(env *outproc.Env, r join.Result, res *outproc.Result) {
+	st, err := knownstack.Load(env.KnownStacks)
+	if err != nil {
+		res.Notes = append(res.Notes, "known stacks: "+err.Error())
+		return
+	}
+	counts, ex := w.ks.Finish(r, st)
+	if counts == nil {
+		return
+	}
+	res.KnownStack = map[string]map[string]uint64{w.jg.Profiler(): counts}
+	if err := join.WriteKnownExamples(filepath.Join(env.Dir, join.KnownStackExamplesFile), ex); err != nil {
+		res.Notes = append(res.Notes, "known-stack examples: "+err.Error())
+	}
 }
