@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/walkfuzz/walkfuzz/harness/join"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
 
@@ -144,4 +146,11 @@ func TestTableMarks(t *testing.T) {
 	assert.Equal(t, []string{"ebpf", "17", "1", "0", "0", "0", "-", "-", "-", "-", "-"}, strings.Fields(lines[3]))
 	assert.Contains(t, lines[4], "† safepoint-biased")
 	assert.Contains(t, lines[5], "* runs with injected read faults")
+}
+
+// The store spells harness/join's agree:cut itself (it does not link the join).
+func TestJoinPairAgreement(t *testing.T) {
+	c := store.Cell{Differential: map[string]map[string]uint64{"ap:vm~asgct": {join.AgreeCut: 1, "both_ok": 1}}}
+	agree, _, _, _ := c.Agreement("ap:vm~asgct")
+	assert.Equal(t, uint64(1), agree)
 }

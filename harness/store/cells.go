@@ -281,9 +281,20 @@ func (c *Cell) KnownMismatch() (mismatched, tagged uint64) {
 const knownTagged = "tagged"
 
 // Agreement is, for a pair, the samples where both walkers returned frames (both_ok) and of
-// those the ones classed agree (same methods, same bcis), same_methods (bcis aside) and
-// differ:frame (a method differs at some depth) by harness/differential.
+// those the ones classed agree (same methods, same bcis; for a same-signal join pair also
+// agree:cut, equal as far as a depth-cut walk goes), same methods (bcis aside: the
+// differential's same_methods, or for a join pair, whose judge has no such total, agree,
+// agree:cut, differ:top_bci and differ:bci) and differ:frame (a method differs at some depth).
 func (c *Cell) Agreement(pair string) (agree, sameMethods, frame, bothOK uint64) {
 	d := c.Differential[pair]
-	return d[differential.Agree], d[differential.SameMethods], d[differential.Frame], d[differential.BothOK]
+	agree = d[differential.Agree] + d[agreeCut]
+	sameMethods, ok := d[differential.SameMethods]
+	if !ok {
+		sameMethods = agree + d[differential.TopBci] + d[differential.Bci]
+	}
+	return agree, sameMethods, d[differential.Frame], d[differential.BothOK]
 }
+
+// agreeCut is harness/join's class join.AgreeCut, spelled here so the store does not link
+// the profilers' readers (TestJoinPairAgreement in cmd/walkfuzz checks they match).
+const agreeCut = "agree:cut"

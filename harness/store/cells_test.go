@@ -128,3 +128,12 @@ func TestCellJoin(t *testing.T) {
 	byWalker := Regroup(cells, false, false)
 	assert.Equal(t, ap.Join, byWalker[0].Join)
 }
+
+// A same-signal join pair has no same_methods total: agree counts agree:cut too, and the
+// same methods are the classes that differ in bcis only.
+func TestJoinPairAgreement(t *testing.T) {
+	c := Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {"both_ok": 100, "agree": 80, "agree:cut": 5,
+		"differ:top_bci": 6, "differ:bci": 2, "differ:frame": 4, "differ:first_missing_top": 3}}}
+	agree, same, frame, both := c.Agreement("ap:vm~vmstructs")
+	assert.Equal(t, [4]uint64{85, 93, 4, 100}, [4]uint64{agree, same, frame, both})
+}
