@@ -49,6 +49,10 @@ var DefaultWindow = Window{Max: 50_000, Slack: 5_000}
 type Pair struct {
 	Ours, Theirs int
 	Gap          int64 // the sample's time minus the signal's End
+	// Ambiguous: another signal of the thread lies within the window of the sample too (its
+	// previous one ended, or its next one started, at most Window.Max away), so the times
+	// alone cannot say which of them the sample was taken on; such a pair is not judged.
+	Ambiguous bool
 }
 
 // Result is a join's outcome.
@@ -62,6 +66,9 @@ type Result struct {
 	// ProfilerSamples: all samples given; OnOurThreads: those of threads with at least one
 	// signal of ours (the others are threads walkfuzz does not register: the VM's own).
 	ProfilerSamples, OnOurThreads, Joined int
+	// Ambiguous: joined pairs whose timing cannot tell their signal from a neighbour
+	// (Pair.Ambiguous).
+	Ambiguous int
 	// OurSignals: all signals given; JoinedOurs equals Joined (one-to-one), kept apart for
 	// the report's two rates.
 	OurSignals, JoinedOurs int
@@ -192,7 +199,11 @@ func Join(ours []Signal, theirs []Sample, w Window) Result {
 				continue
 			}
 			taken = j
-			r.Pairs = append(r.Pairs, Pair{Ours: os[j], Theirs: pi, Gap: gap})
+			amb := j > 0 && ours[os[j-1]].End >= t-w.Max || j+1 < len(os) && ours[os[j+1]].Start <= t+w.Max
+			if amb {
+				r.Ambiguous++
+			}
+			r.Pairs = append(r.Pairs, Pair{Ours: os[j], Theirs: pi, Gap: gap, Ambiguous: amb})
 		}
 	}
 	r.Joined, r.JoinedOurs = len(r.Pairs), len(r.Pairs)

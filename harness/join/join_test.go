@@ -187,3 +187,28 @@ func TestFromProfiler(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinAmbiguous: a pair is left unjudged when another signal of the thread is within the
+// window of its sample on either side, and only then.
+func TestJoinAmbiguous(t *testing.T) {
+	w := Window{Max: 50, Slack: 5}
+	tests := []struct {
+		name string
+		ours []Signal
+		at   int64 // the one sample's time
+		amb  bool
+	}{
+		{"neighbours far apart", []Signal{sig(1, 0, 10), sig(1, 100, 110), sig(1, 200, 210)}, 111, false},
+		{"the previous signal ended within the window", []Signal{sig(1, 0, 80), sig(1, 100, 110)}, 111, true},
+		{"the next signal starts within the window", []Signal{sig(1, 100, 110), sig(1, 150, 160)}, 111, true},
+		{"the next signal starts just past the window", []Signal{sig(1, 100, 110), sig(1, 162, 170)}, 111, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Join(tt.ours, []Sample{smp(1, tt.at)}, w)
+			assert.Len(t, r.Pairs, 1)
+			assert.Equal(t, tt.amb, r.Pairs[0].Ambiguous)
+			assert.Equal(t, map[bool]int{true: 1}[tt.amb], r.Ambiguous)
+		})
+	}
+}
