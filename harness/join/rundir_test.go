@@ -82,6 +82,7 @@ func TestRunDirPairs(t *testing.T) {
 		a, ours := jg.Pair(rep.Result, i)
 		if class, _ := Compare(a, ours[walker]); class == differential.TopBci {
 			ta, tb := a.Frames[0].Bci, ours[walker].Frames[0].Bci
+			dir3[fmt.Sprintf("our_top_type_%d", ours[walker].Frames[0].Type)]++
 			switch {
 			case tb < 0:
 				dir3["ours_-1"]++
@@ -96,7 +97,7 @@ func TestRunDirPairs(t *testing.T) {
 	// Disagreements whose only difference is frames of one class missing from the
 	// profiler's walk (WALKFUZZ_JOIN_DROP: a class prefix, internal form).
 	if drop := os.Getenv("WALKFUZZ_JOIN_DROP"); drop != "" {
-		explained, other := 0, map[string]int{}
+		explained, other, missingTypes := 0, map[string]int{}, map[uint8]int{}
 		has := func(w Walk) bool {
 			for _, f := range w.Frames {
 				if strings.HasPrefix(jg.Names().Key(f.Method), drop) {
@@ -133,18 +134,24 @@ func TestRunDirPairs(t *testing.T) {
 				continue
 			}
 			var kept []Frame
+			types := map[uint8]int{}
 			for _, f := range ours[walker].Frames {
 				if !strings.HasPrefix(jg.Names().Key(f.Method), drop) {
 					kept = append(kept, f)
+				} else {
+					types[f.Type]++
 				}
 			}
 			if sameMethods(a.Frames, kept) {
 				explained++
+				for ty, c := range types {
+					missingTypes[ty] += c
+				}
 			} else {
 				other[class]++
 			}
 		}
-		t.Logf("disagreements explained by %s frames missing from theirs: %d; others %v", drop, explained, other)
+		t.Logf("disagreements explained by %s frames missing from theirs: %d; others %v; the missing frames by our frame type: %v", drop, explained, other, missingTypes)
 	}
 	// The profiler's walks that end (not cut) at a method the VM calls from its entry frame:
 	// what our walker returned below that frame on the same signal.
