@@ -3,6 +3,7 @@ package join
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,6 +72,22 @@ func TestRunDirPairs(t *testing.T) {
 		a, ok := agreement(m)
 		t.Logf("%s: agree %d of %d (%.1f%%): %v", pair, a, ok, 100*float64(a)/float64(max(ok, 1)), m)
 	}
+	// The gaps against time: a linear drift of the profiler's clock would show as a slope.
+	var sx, sy, sxx, sxy float64
+	t0 := jg.signals[rep.Result.Pairs[0].Ours].End
+	for _, p := range rep.Result.Pairs {
+		x, y := float64(jg.signals[p.Ours].End-t0)/1e9, float64(p.Gap)/1e3
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	nf := float64(len(rep.Result.Pairs))
+	slope := (nf*sxy - sx*sy) / (nf*sxx - sx*sx)
+	var res []float64
+	for _, p := range rep.Result.Pairs {
+		x, y := float64(jg.signals[p.Ours].End-t0)/1e9, float64(p.Gap)/1e3
+		res = append(res, math.Abs(y-(sy/nf+slope*(x-sx/nf))))
+	}
+	sort.Float64s(res)
+	t.Logf("gap drift: %.1f µs/s; |residual| p50 %.1f p99 %.1f µs", slope, res[len(res)/2], res[len(res)*99/100])
 	// Per thread, our signals by start: the neighbours of each disagreeing pair's signal.
 	byTID := bySignalTID(jg.signals)
 	walker := 0
