@@ -96,12 +96,13 @@ func TestRunDirPairs(t *testing.T) {
 	}
 	want := os.Getenv("WALKFUZZ_JOIN_CLASS")
 	// The top-bci pairs by direction: the profiler's top bci below ours, above, or ours -1.
-	dir3 := map[string]int{}
+	dir3, tops := map[string]int{}, map[string]int{}
 	for i := range rep.Result.Pairs {
 		a, ours := jg.Pair(rep.Result, i)
 		if class, _ := Compare(a, ours[walker]); class == differential.TopBci {
 			ta, tb := a.Frames[0].Bci, ours[walker].Frames[0].Bci
 			dir3[fmt.Sprintf("our_top_type_%d", ours[walker].Frames[0].Type)]++
+			tops[jg.Names().Key(a.Frames[0].Method)]++
 			switch {
 			case tb < 0:
 				dir3["ours_-1"]++
@@ -113,6 +114,14 @@ func TestRunDirPairs(t *testing.T) {
 		}
 	}
 	t.Logf("top_bci vs walker %d by direction: %v", walker, dir3)
+	byCount := make([]string, 0, len(tops))
+	for k := range tops {
+		byCount = append(byCount, k)
+	}
+	sort.Slice(byCount, func(i, j int) bool { return tops[byCount[i]] > tops[byCount[j]] })
+	for _, k := range byCount[:min(5, len(byCount))] {
+		t.Logf("top_bci top method %s: %d", k, tops[k])
+	}
 	// Disagreements whose only difference is frames of one class missing from the
 	// profiler's walk (WALKFUZZ_JOIN_DROP: a class prefix, internal form).
 	if drop := os.Getenv("WALKFUZZ_JOIN_DROP"); drop != "" {
