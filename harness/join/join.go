@@ -49,6 +49,12 @@ var DefaultWindow = Window{Max: 50_000, Slack: 5_000}
 type Pair struct {
 	Ours, Theirs int
 	Gap          int64 // the sample's time minus the signal's End
+	// Ambiguous: another signal of the thread that no sample took lies within the window of
+	// the sample too (its previous one ended, or its next one started, at most Window.Max
+	// away), so the times alone cannot say which of them the sample was taken on; such a pair
+	// is not judged. A neighbour another sample took is no candidate: a profiler takes at
+	// most one sample per signal.
+	Ambiguous bool
 }
 
 // Result is a join's outcome.
@@ -62,6 +68,9 @@ type Result struct {
 	// ProfilerSamples: all samples given; OnOurThreads: those of threads with at least one
 	// signal of ours (the others are threads walkfuzz does not register: the VM's own).
 	ProfilerSamples, OnOurThreads, Joined int
+	// Ambiguous: joined pairs whose timing cannot tell their signal from a neighbour
+	// (Pair.Ambiguous).
+	Ambiguous int
 	// OurSignals: all signals given; JoinedOurs equals Joined (one-to-one), kept apart for
 	// the report's two rates.
 	OurSignals, JoinedOurs int
@@ -174,6 +183,7 @@ func Join(ours []Signal, theirs []Sample, w Window) Result {
 		r.OnOurThreads += len(ps)
 		sort.SliceStable(ps, func(a, b int) bool { return theirs[ps[a]].Time < theirs[ps[b]].Time })
 		j, taken := -1, -1
+		var at []int // the signal index (into os) of each of this thread's pairs
 		for _, pi := range ps {
 			t := theirs[pi].Time
 			if t+w.Slack < ours[os[0]].Start {
@@ -192,7 +202,23 @@ func Join(ours []Signal, theirs []Sample, w Window) Result {
 				continue
 			}
 			taken = j
+			at = append(at, j)
 			r.Pairs = append(r.Pairs, Pair{Ours: os[j], Theirs: pi, Gap: gap})
+		}
+		// A neighbour within the window could be the sample's signal only if no other sample
+		// took it: a profiler takes at most one sample per signal.
+		paired := make(map[int]bool, len(at))
+		for _, j := range at {
+			paired[j] = true
+		}
+		for k, j := range at {
+			p := &r.Pairs[len(r.Pairs)-len(at)+k]
+			t := theirs[p.Theirs].Time
+			p.Ambiguous = j > 0 && !paired[j-1] && ours[os[j-1]].End >= t-w.Max ||
+				j+1 < len(os) && !paired[j+1] && ours[os[j+1]].Start <= t+w.Max
+			if p.Ambiguous {
+				r.Ambiguous++
+			}
 		}
 	}
 	r.Joined, r.JoinedOurs = len(r.Pairs), len(r.Pairs)

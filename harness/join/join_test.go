@@ -187,3 +187,41 @@ func TestFromProfiler(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinAmbiguous: a pair is left unjudged when another signal of the thread that no
+// sample took is within the window of its sample on either side, and only then.
+func TestJoinAmbiguous(t *testing.T) {
+	w := Window{Max: 50, Slack: 5}
+	tests := []struct {
+		name   string
+		ours   []Signal
+		theirs []int64 // the samples' times
+		amb    []bool  // per pair, in time order
+	}{
+		{"neighbours far apart", []Signal{sig(1, 0, 10), sig(1, 100, 110), sig(1, 200, 210)}, []int64{111}, []bool{false}},
+		{"the previous signal, untaken, ended within the window", []Signal{sig(1, 0, 80), sig(1, 100, 110)}, []int64{111}, []bool{true}},
+		{"the previous signal within the window is taken", []Signal{sig(1, 0, 80), sig(1, 100, 110)}, []int64{81, 111}, []bool{false, false}},
+		{"the next signal, untaken, starts within the window", []Signal{sig(1, 100, 110), sig(1, 150, 160)}, []int64{111}, []bool{true}},
+		{"the next signal within the window is taken", []Signal{sig(1, 100, 110), sig(1, 150, 160)}, []int64{111, 161}, []bool{false, false}},
+		{"the next signal starts just past the window", []Signal{sig(1, 100, 110), sig(1, 162, 170)}, []int64{111}, []bool{false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var theirs []Sample
+			for _, at := range tt.theirs {
+				theirs = append(theirs, smp(1, at))
+			}
+			r := Join(tt.ours, theirs, w)
+			var got []bool
+			n := 0
+			for _, p := range r.Pairs {
+				got = append(got, p.Ambiguous)
+				if p.Ambiguous {
+					n++
+				}
+			}
+			assert.Equal(t, tt.amb, got)
+			assert.Equal(t, n, r.Ambiguous)
+		})
+	}
+}

@@ -103,6 +103,7 @@ type Counts struct {
 	GapP99Ns        int64 `json:"gap_p99_ns"`
 	GapMaxNs        int64 `json:"gap_max_ns"`
 	ClockOffsetNs   int64 `json:"clock_offset_ns"` // residual after the header's clock pair (Offset)
+	Ambiguous       int   `json:"ambiguous"`       // joined pairs not judged (Pair.Ambiguous)
 }
 
 // Finish joins with window w (Calibrated) and compares every joined pair with each of our walkers.
@@ -111,7 +112,7 @@ func (j *Judge) Finish(w Window) Report {
 	rep := Report{Result: res, Differential: map[string]map[string]int{}, Join: Counts{
 		ProfilerSamples: res.ProfilerSamples, OnOurThreads: res.OnOurThreads, Joined: res.Joined,
 		OurRecords: res.OurSignals, JoinedOurs: res.JoinedOurs, GapP50Ns: res.GapP50, GapP99Ns: res.GapP99, GapMaxNs: res.GapMax,
-		BeforeOurs: res.BeforeOurs, ClockOffsetNs: res.Offset,
+		BeforeOurs: res.BeforeOurs, ClockOffsetNs: res.Offset, Ambiguous: res.Ambiguous,
 	}}
 	for wi, wname := range j.hdr.WalkerNames {
 		pair := j.profiler + "~" + wname
@@ -120,6 +121,10 @@ func (j *Judge) Finish(w Window) Report {
 			a, b := j.their[p.Theirs], j.walks[p.Ours][wi]
 			if b.Frames == nil && b.Failed == "" {
 				continue // that walker did not walk this signal (shed, or a deferred walker)
+			}
+			if p.Ambiguous {
+				m[Ambiguous]++
+				continue
 			}
 			m[differential.Samples]++
 			class, _ := Compare(a, b)
@@ -140,6 +145,11 @@ func (j *Judge) Finish(w Window) Report {
 	}
 	return rep
 }
+
+// Ambiguous counts, per pair name, the joined pairs left unjudged because another signal
+// of the thread was within the window (Pair.Ambiguous): comparing a walk with the wrong
+// signal's would flag a correct walker.
+const Ambiguous = "unjudged:ambiguous_time"
 
 // Pair returns the walks of the i-th joined pair: the profiler's, and ours by walker index.
 func (j *Judge) Pair(res Result, i int) (theirs Walk, ours []Walk) {

@@ -50,6 +50,9 @@ type Frame struct {
 	Method uint32 // Names id
 	Bci    int32
 	Native bool // a Java native method: no bci to compare
+	// Type is our record's frame type (samplelog.FrameInterpreted, ...), to read a pair
+	// by; a profiler's frames leave it 0 (the type is not compared).
+	Type uint8
 }
 
 // Walk is one walker's Java frames of one signal, innermost first, or why it has none.
@@ -76,7 +79,7 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 		if m, ok := tab.Lookup(f.Method); ok {
 			key = methodKey(m.Internal, m.Name, m.Sig)
 		}
-		w.Frames = append(w.Frames, Frame{Method: n.id(key), Bci: f.Bci, Native: f.Type == samplelog.FrameNative})
+		w.Frames = append(w.Frames, Frame{Method: n.id(key), Bci: f.Bci, Native: f.Type == samplelog.FrameNative, Type: uint8(f.Type)})
 	}
 	if len(w.Frames) == 0 {
 		w.Failed = "no_Java"

@@ -74,23 +74,41 @@ func runProfiled(t *testing.T, j jdk.JDK, art artifacts.Paths, lib *asyncprofile
 // judge reads a wrapped run's log, method table and recording into a Judge.
 func judge(t *testing.T, j jdk.JDK, r wrapRun, profiler string) (jg *Judge, rep Report, h samplelog.Header, shed uint64) {
 	t.Helper()
-	l, err := samplelog.Open(filepath.Join(r.dir, "samples.bin"))
-	require.NoError(t, err)
-	defer l.Close()
-	h = l.Header()
-	tab, err := methods.Load(filepath.Join(r.dir, "methods.tsv"))
-	require.NoError(t, err)
-	codes, err := classify.LoadCodeNames(filepath.Join(r.dir, "codes.tsv"))
-	require.NoError(t, err)
-	for _, th := range l.Threads() {
-		shed += th.Shed
-	}
-	jg = NewJudge(profiler, h, tab, codes, r.plan.Depth)
-	_, err = l.ReadFinal(func(rec *samplelog.Record) error { jg.AddRecord(rec); return nil })
-	require.NoError(t, err)
+	lj := loadJudge(t, filepath.Join(r.dir, "samples.bin"), r.dir, profiler, r.plan.Depth)
+	jg, h, shed = lj.jg, lj.h, lj.shed
 	require.NoError(t, asyncprofiler.ReadRecording(filepath.Join(j.Path, "bin", "java"), r.plan.Recording, r.plan.Events,
 		func(s *asyncprofiler.Sample) { jg.AddSample(s) }))
 	return jg, jg.Finish(DefaultWindow), h, shed
+}
+
+// loadedJudge is a wrapped run's log read into a Judge, and the log's thread ids by name.
+type loadedJudge struct {
+	jg     *Judge
+	h      samplelog.Header
+	byName map[string]int64
+	shed   uint64
+}
+
+// loadJudge reads the sample log at logPath (every record from its read cursor) with the
+// method table and code names of dir into a Judge of profiler.
+func loadJudge(t *testing.T, logPath, dir, profiler string, depth int) loadedJudge {
+	t.Helper()
+	l, err := samplelog.Open(logPath)
+	require.NoError(t, err)
+	defer l.Close()
+	lj := loadedJudge{h: l.Header(), byName: map[string]int64{}}
+	for _, th := range l.Threads() {
+		lj.shed += th.Shed
+		lj.byName[th.Name] = int64(th.Tid)
+	}
+	tab, err := methods.Load(filepath.Join(dir, "methods.tsv"))
+	require.NoError(t, err)
+	codes, err := classify.LoadCodeNames(filepath.Join(dir, "codes.tsv"))
+	require.NoError(t, err)
+	lj.jg = NewJudge(profiler, lj.h, tab, codes, depth)
+	_, err = l.ReadFinal(func(rec *samplelog.Record) error { lj.jg.AddRecord(rec); return nil })
+	require.NoError(t, err)
+	return lj
 }
 
 func wrapSetup(t *testing.T) (artifacts.Paths, *asyncprofiler.Library) {
@@ -280,21 +298,8 @@ func TestWrapDdprof(t *testing.T) {
 		"-cp", art.Workloads, "walkfuzz.workloads.Main", "lambdas", "seed=0x5eed", "duration_ms=4000", "threads=2")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	l, err := samplelog.Open(filepath.Join(dir, "samples.bin"))
-	require.NoError(t, err)
-	defer l.Close()
-	h := l.Header()
-	byName := map[string]int64{}
-	for _, th := range l.Threads() {
-		byName[th.Name] = int64(th.Tid)
-	}
-	tab, err := methods.Load(filepath.Join(dir, "methods.tsv"))
-	require.NoError(t, err)
-	codes, err := classify.LoadCodeNames(filepath.Join(dir, "codes.tsv"))
-	require.NoError(t, err)
-	jg := NewJudge("ddprof:vm", h, tab, codes, plan.Depth)
-	_, err = l.ReadFinal(func(rec *samplelog.Record) error { jg.AddRecord(rec); return nil })
-	require.NoError(t, err)
+	lj := loadJudge(t, filepath.Join(dir, "samples.bin"), dir, "ddprof:vm", plan.Depth)
+	jg, h, byName := lj.jg, lj.h, lj.byName
 	err = ddprof.ReadRecording(filepath.Join(j.Path, "bin", "java"), plan, func(s *asyncprofiler.Sample) {
 		if tid, ok := byName[s.Thread]; ok {
 			s.TID = tid

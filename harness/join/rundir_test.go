@@ -1,0 +1,242 @@
+package join
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
+	"github.com/walkfuzz/walkfuzz/walkers/ddprof"
+)
+
+// runDirEnv names a run directory of `walkfuzz run` with a wrapped profiler walker
+// (ap:MODE or ddprof:vm): TestRunDirPairs judges it again and prints the disagreeing pairs
+// with their times, to read what a run's differential counts.
+const runDirEnv = "WALKFUZZ_JOIN_RUN"
+
+func TestRunDirPairs(t *testing.T) {
+	dir := os.Getenv(runDirEnv)
+	if dir == "" {
+		t.Skipf("set %s=<run directory of a wrapped profiler run>", runDirEnv)
+	}
+	j, err := jdk.Find(17)
+	if err != nil {
+		t.Skip(err)
+	}
+	java := filepath.Join(j.Path, "bin", "java")
+	// The run consumed its log live: read a copy from the ring's start again (the run's
+	// records must still be in the ring: write cursor below the ring's size).
+	logCopy := filepath.Join(t.TempDir(), "samples.bin")
+	b, err := os.ReadFile(filepath.Join(dir, "samples.bin"))
+	require.NoError(t, err)
+	binary.LittleEndian.PutUint64(b[40:], 0) // wf_log_header.read_cursor
+	require.NoError(t, os.WriteFile(logCopy, b, 0o644))
+	b = nil
+	profiler, win := "ap:vm", DefaultWindow
+	plan := asyncprofiler.Plan{Recording: filepath.Join(dir, asyncprofiler.RecordingName), Events: []string{"jdk.ExecutionSample"}, Depth: asyncprofiler.DefaultDepth}
+	read := func(fn func(*asyncprofiler.Sample)) error {
+		return asyncprofiler.ReadRecording(java, plan.Recording, plan.Events, fn)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ddprof.jfr")); err == nil {
+		lib, err := ddprof.Find("", "")
+		if err != nil {
+			t.Skip(err)
+		}
+		plan, err = ddprof.Options(ddprof.Target{Lib: lib, Mode: "vm", Signals: "cpu", IntervalUs: 100, Dir: dir})
+		require.NoError(t, err)
+		profiler, win = "ddprof:vm", Window{Max: 1_000_000, Slack: 100_000}
+		read = func(fn func(*asyncprofiler.Sample)) error { return ddprof.ReadRecording(java, plan, fn) }
+	}
+	if w := os.Getenv("WALKFUZZ_JOIN_MAX_NS"); w != "" {
+		fmt.Sscan(w, &win.Max)
+	}
+	lj := loadJudge(t, logCopy, dir, profiler, plan.Depth)
+	jg, byName := lj.jg, lj.byName
+	require.NoError(t, read(func(s *asyncprofiler.Sample) {
+		if s.TID < 0 {
+			s.TID = byName[s.Thread]
+		}
+		jg.AddSample(s)
+	}))
+	rep := jg.Finish(win)
+	t.Logf("join %+v", rep.Join)
+	for pair, m := range rep.Differential {
+		a, ok := agreement(m)
+		t.Logf("%s: agree %d of %d (%.1f%%): %v", pair, a, ok, 100*float64(a)/float64(max(ok, 1)), m)
+	}
+	// The gaps against time: a linear drift of the profiler's clock would show as a slope.
+	var sx, sy, sxx, sxy float64
+	t0 := jg.signals[rep.Result.Pairs[0].Ours].End
+	for _, p := range rep.Result.Pairs {
+		x, y := float64(jg.signals[p.Ours].End-t0)/1e9, float64(p.Gap)/1e3
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	nf := float64(len(rep.Result.Pairs))
+	slope := (nf*sxy - sx*sy) / (nf*sxx - sx*sx)
+	var res []float64
+	for _, p := range rep.Result.Pairs {
+		x, y := float64(jg.signals[p.Ours].End-t0)/1e9, float64(p.Gap)/1e3
+		res = append(res, math.Abs(y-(sy/nf+slope*(x-sx/nf))))
+	}
+	sort.Float64s(res)
+	t.Logf("gap drift: %.1f µs/s; |residual| p50 %.1f p99 %.1f µs", slope, res[len(res)/2], res[len(res)*99/100])
+	// Per thread, our signals by start: the neighbours of each disagreeing pair's signal.
+	byTID := bySignalTID(jg.signals)
+	walker := 0
+	if s := os.Getenv("WALKFUZZ_JOIN_WALKER"); s != "" {
+		fmt.Sscan(s, &walker)
+	}
+	want := os.Getenv("WALKFUZZ_JOIN_CLASS")
+	// The top-bci pairs by direction: the profiler's top bci below ours, above, or ours -1.
+	dir3, tops := map[string]int{}, map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, ours := jg.Pair(rep.Result, i)
+		if class, _ := Compare(a, ours[walker]); class == differential.TopBci {
+			ta, tb := a.Frames[0].Bci, ours[walker].Frames[0].Bci
+			dir3[fmt.Sprintf("our_top_type_%d", ours[walker].Frames[0].Type)]++
+			tops[jg.Names().Key(a.Frames[0].Method)]++
+			switch {
+			case tb < 0:
+				dir3["ours_-1"]++
+			case ta < tb:
+				dir3["theirs_lower"]++
+			default:
+				dir3["theirs_higher"]++
+			}
+		}
+	}
+	t.Logf("top_bci vs walker %d by direction: %v", walker, dir3)
+	byCount := make([]string, 0, len(tops))
+	for k := range tops {
+		byCount = append(byCount, k)
+	}
+	sort.Slice(byCount, func(i, j int) bool { return tops[byCount[i]] > tops[byCount[j]] })
+	for _, k := range byCount[:min(5, len(byCount))] {
+		t.Logf("top_bci top method %s: %d", k, tops[k])
+	}
+	// Disagreements whose only difference is frames of one class missing from the
+	// profiler's walk (WALKFUZZ_JOIN_DROP: a class prefix, internal form).
+	if drop := os.Getenv("WALKFUZZ_JOIN_DROP"); drop != "" {
+		explained, other, missingTypes := 0, map[string]int{}, map[uint8]int{}
+		has := func(w Walk) bool {
+			for _, f := range w.Frames {
+				if strings.HasPrefix(jg.Names().Key(f.Method), drop) {
+					return true
+				}
+			}
+			return false
+		}
+		both := map[string]int{}
+		for i := range rep.Result.Pairs {
+			a, ours := jg.Pair(rep.Result, i)
+			both[fmt.Sprintf("ours_has=%v theirs_has=%v", has(ours[walker]), has(a))]++
+		}
+		t.Logf("pairs by %s frames present: %v", drop, both)
+		seq := map[int64][]byte{}
+		for i, p := range rep.Result.Pairs {
+			a, ours := jg.Pair(rep.Result, i)
+			if has(ours[walker]) {
+				c := byte('-')
+				if has(a) {
+					c = '+'
+				}
+				tid := jg.signals[p.Ours].TID
+				seq[tid] = append(seq[tid], c)
+			}
+		}
+		for tid, s := range seq {
+			t.Logf("tid %d, pairs with our walk in %s in time order (+ theirs too, - theirs lacks it): %s", tid, drop, s)
+		}
+		for i := range rep.Result.Pairs {
+			a, ours := jg.Pair(rep.Result, i)
+			class, _ := Compare(a, ours[walker])
+			if class == differential.Agree || class == AgreeCut || a.Failed != "" || ours[walker].Failed != "" {
+				continue
+			}
+			var kept []Frame
+			types := map[uint8]int{}
+			for _, f := range ours[walker].Frames {
+				if !strings.HasPrefix(jg.Names().Key(f.Method), drop) {
+					kept = append(kept, f)
+				} else {
+					types[f.Type]++
+				}
+			}
+			if sameMethods(a.Frames, kept) {
+				explained++
+				for ty, c := range types {
+					missingTypes[ty] += c
+				}
+			} else {
+				other[class]++
+			}
+		}
+		t.Logf("disagreements explained by %s frames missing from theirs: %d; others %v; the missing frames by our frame type: %v", drop, explained, other, missingTypes)
+	}
+	// The profiler's walks that end (not cut) at a method the VM calls from its entry frame:
+	// what our walker returned below that frame on the same signal.
+	below := map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, ours := jg.Pair(rep.Result, i)
+		if a.Failed != "" || a.Cut || len(a.Frames) == 0 {
+			continue
+		}
+		last := jg.Names().Key(a.Frames[len(a.Frames)-1].Method)
+		if !strings.Contains(last, "ClassLoader.loadClass") && !strings.Contains(last, "findNative") && !strings.Contains(last, "<clinit>") && !strings.Contains(last, "Thread.<init>") {
+			continue
+		}
+		b := ours[walker]
+		name := last[:strings.IndexByte(last, '(')]
+		switch {
+		case b.Failed != "":
+			below[name+": ours failed "+b.Failed]++
+		case len(b.Frames) > len(a.Frames) && sameMethods(a.Frames, b.Frames[:len(a.Frames)]):
+			below[name+": ours continues below"]++
+			if below[name+": ours continues below"] <= 2 {
+				t.Logf("%s: ours below it: %s", name, jg.Names().Key(b.Frames[len(a.Frames)].Method))
+			}
+		case sameMethods(a.Frames, b.Frames):
+			below[name+": ours ends there too"]++
+		default:
+			below[name+": walks differ"]++
+		}
+	}
+	t.Logf("profiler walks ending at an entry-called method, by our walk of the same signal: %v", below)
+	n := 0
+	for i, p := range rep.Result.Pairs {
+		a, ours := jg.Pair(rep.Result, i)
+		class, at := Compare(a, ours[walker])
+		if class == differential.Agree || class == AgreeCut || a.Failed != "" || ours[walker].Failed != "" || want != "" && class != want {
+			continue
+		}
+		sig := jg.signals[p.Ours]
+		idx := byTID[sig.TID]
+		k := sort.Search(len(idx), func(x int) bool { return jg.signals[idx[x]].Start >= sig.Start })
+		var near []string
+		for _, c := range []int{k - 1, k + 1} {
+			if c >= 0 && c < len(idx) {
+				near = append(near, fmt.Sprintf("%+d µs", (jg.signals[idx[c]].End-sig.End)/1000))
+			}
+		}
+		render := func(w Walk) string {
+			var s []string
+			for k := max(0, at-1); k < min(len(w.Frames), at+3); k++ {
+				s = append(s, fmt.Sprintf("%s@%d", jg.Names().Key(w.Frames[k].Method), w.Frames[k].Bci))
+			}
+			return fmt.Sprintf("%d frames: %s", len(w.Frames), strings.Join(s, " | "))
+		}
+		t.Logf("%s at %d, tid %d sample %d gap %d µs, neighbour signals %v\n  them: %s\n  ours: %s", class, at, sig.TID, sig.Sample,
+			p.Gap/1000, near, render(a), render(ours[walker]))
+		if n++; n == 12 {
+			break
+		}
+	}
+}
