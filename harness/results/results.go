@@ -125,6 +125,9 @@ type Join struct {
 	Joined       int `json:"joined"`
 	OurSignals   int `json:"our_signals"` // signals of ours (each walked by our walkers)
 	OurJoined    int `json:"our_joined"`
+	// Ambiguous: joined pairs left unjudged because another untaken signal of the thread lay
+	// within the window (harness/join: differential's "unjudged:ambiguous_time").
+	Ambiguous int `json:"ambiguous,omitempty"`
 	// Shed: the profiler's signals our handler did not walk (its time budget spent): they
 	// reach the profiler, so its samples of them join nothing.
 	Shed     uint64  `json:"shed"`

@@ -90,7 +90,7 @@ func (w *wrapJoin) finish(env *outproc.Env, win join.Window, res *outproc.Result
 	rep := w.jg.Finish(win)
 	c, r := rep.Join, rep.Result
 	j := results.Join{Samples: c.ProfilerSamples, OnOurThreads: c.OnOurThreads, BeforeOurs: c.BeforeOurs,
-		Joined: c.Joined, OurSignals: c.OurRecords, OurJoined: c.JoinedOurs,
+		Joined: c.Joined, OurSignals: c.OurRecords, OurJoined: c.JoinedOurs, Ambiguous: c.Ambiguous,
 		OffsetUs: float64(c.ClockOffsetNs) / 1e3, GapP99Us: float64(c.GapP99Ns) / 1e3,
 		JoinedRate: r.WrappedRate(), OurRate: r.OursRate()}
 	if l, err := samplelog.Open(env.SampleLog); err == nil {
