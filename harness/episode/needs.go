@@ -31,6 +31,14 @@ var serviceModules = map[string][]string{
 	"jenetics": {"jdk.random"},
 }
 
+// MavenAppRelease: the Maven-Central apps' drivers (bin/apps-<unit>.jar) are compiled with
+// --release 17 (workloads/apps/build-app.sh: Spark 4 and Jenetics 7 need 17), so JDK 11
+// refuses them (UnsupportedClassVersionError, class file 61, seen in a campaign on 11.0.13).
+// The need is spelled as a module at a version, java.base@17, which harness/jdk's HasModule
+// grants to JDK 17 and later: the module machinery (jdks' LACKS, run's refusal, the
+// campaign's draw) then covers it.
+const MavenAppRelease = "java.base@17"
+
 // redefineModules: class redefinition (redefine_ms) loads workloads.jar as a Java agent
 // (java.instrument) and its Redefiner checks unloading through java.management.
 var redefineModules = []string{"java.instrument", "java.management"}
@@ -47,6 +55,7 @@ func ModulesUsed() []string {
 	for _, ms := range serviceModules {
 		out = append(out, ms...)
 	}
+	out = append(out, MavenAppRelease)
 	out = append(out, redefineModules...)
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -56,7 +65,7 @@ func ModulesUsed() []string {
 func ModuleUsers(m string) string {
 	var ws []string
 	for _, w := range append(append([]string{}, Builtin...), Apps...) {
-		if slices.Contains(workloadModules[w], m) || slices.Contains(serviceModules[w], m) {
+		if slices.Contains(workloadModules[w], m) || slices.Contains(serviceModules[w], m) || (m == MavenAppRelease && MavenApps[w] != "") {
 			ws = append(ws, w)
 		}
 	}
@@ -73,6 +82,9 @@ func (e *Episode) Modules() []string {
 		return nil
 	}
 	out := append(WorkloadModules(e.Workload), serviceModules[e.Workload]...)
+	if MavenApps[e.Workload] != "" {
+		out = append(out, MavenAppRelease)
+	}
 	if e.Perturb.RedefineMs > 0 {
 		out = append(out, redefineModules...)
 	}

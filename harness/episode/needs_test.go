@@ -130,3 +130,14 @@ func TestEpisodeModules(t *testing.T) {
 	assert.Empty(t, e.Modules(), "a user's program declares nothing")
 	assert.Equal(t, "classchurn, gc, mix, redefine_ms", episode.ModuleUsers("java.management"))
 }
+
+// The Maven apps' drivers are class files of release 17: JDK 11 lacks java.base@17.
+func TestMavenAppsNeedRelease17(t *testing.T) {
+	for w := range episode.MavenApps {
+		e := episode.Episode{Workload: w}
+		assert.Contains(t, e.Modules(), episode.MavenAppRelease, w)
+	}
+	e := episode.Episode{Workload: "h2"}
+	assert.NotContains(t, e.Modules(), episode.MavenAppRelease, "Debian's apps are built at release 11")
+	assert.Contains(t, episode.ModuleUsers(episode.MavenAppRelease), "dotty")
+}

@@ -65,3 +65,20 @@ func TestWrapRefusesPerturbation(t *testing.T) {
 		assert.Contains(t, err.Error(), "drop them, or run the profiler walker apart")
 	}
 }
+
+// A profiler walker's episode never draws cpu+wall (no profiler engine for two signals):
+// over many seeds, every such episode wraps a signal.
+func TestProfilerEpisodesNeverDrawTwoEngines(t *testing.T) {
+	for s := Seed(1); s < 2000; s++ {
+		e := Derive(s, Pins{Walkers: []string{"ap:vm"}})
+		require.NotEqual(t, ModeCPUWall, e.Signals.Mode, "seed %s", s)
+		require.NotZero(t, e.Signals.Wrap, "seed %s", s)
+	}
+	n := 0
+	for s := Seed(1); s < 2000; s++ {
+		if Derive(s, Pins{Walkers: []string{"asgct"}}).Signals.Mode == ModeCPUWall {
+			n++
+		}
+	}
+	assert.Positive(t, n, "other walkers still draw it")
+}

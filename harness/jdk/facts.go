@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -44,6 +45,10 @@ func (j JDK) Facts() Facts {
 func (j JDK) HasModule(m string) bool {
 	if from, ok := foldedIntoBase[m]; ok && j.Major >= from {
 		return true
+	}
+	if name, at, ok := strings.Cut(m, "@"); ok { // a module at a feature release: java.base@17
+		n, err := strconv.Atoi(at)
+		return err == nil && j.Major >= n && j.HasModule(name)
 	}
 	return j.Modules == nil || slices.Contains(j.Modules, m)
 }

