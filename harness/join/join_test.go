@@ -169,8 +169,9 @@ func TestFromProfiler(t *testing.T) {
 				{Class: "java.lang.Thread", Name: "currentThread", Descriptor: "()Ljava/lang/Thread;", Type: "Native"},
 				java("p/A", "run", 3)},
 			[]string{"java/lang/Thread.currentThread()Ljava/lang/Thread;", "p/A.run()V"}, ""},
-		{"a hidden class's address is not part of the key",
-			[]asyncprofiler.Frame{java("p/A$$Lambda$14.0x0000000801001a00", "run", 0)}, []string{"p/A$$Lambda$14.run()V"}, ""},
+		{"a hidden class's address is part of the key: JDK 21's lambda classes of one class differ only there",
+			[]asyncprofiler.Frame{java("p/A$$Lambda.0x0000000801001a00", "run", 0), java("p/A$$Lambda.0x0000000801001c48", "run", 0)},
+			[]string{"p/A$$Lambda.0x0000000801001a00.run()V", "p/A$$Lambda.0x0000000801001c48.run()V"}, ""},
 		{"a marker fails the walk", []asyncprofiler.Frame{java("p/A", "f", 1), {Name: "break_stack_range"}, java("p/A", "run", 3)}, nil, "break_stack_range"},
 		{"a benign marker does not", []asyncprofiler.Frame{{Name: "unknown_not_Java"}}, nil, "no_Java"},
 	}
@@ -224,4 +225,14 @@ func TestJoinAmbiguous(t *testing.T) {
 			assert.Equal(t, n, r.Ambiguous)
 		})
 	}
+}
+
+// TestMethodKeyHidden: the address separators of a hidden class's spellings (JFR's and
+// JVMTI's dot, Class.getName's slash, the VM symbol's plus) meet in one key.
+func TestMethodKeyHidden(t *testing.T) {
+	want := methodKey("p/A$$Lambda.0x0000000801001a00", "run", "()V")
+	for _, c := range []string{"p/A$$Lambda/0x0000000801001a00", "p/A$$Lambda+0x0000000801001a00"} {
+		assert.Equal(t, want, methodKey(c, "run", "()V"), c)
+	}
+	assert.NotEqual(t, want, methodKey("p/A$$Lambda.0x0000000801001c48", "run", "()V"))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -210,6 +211,51 @@ func TestRunDirPairs(t *testing.T) {
 		}
 	}
 	t.Logf("profiler walks ending at an entry-called method, by our walk of the same signal: %v", below)
+	// differ:frame pairs by shape: one walk is the other with k more frames on top (the
+	// dropped frames' types in our walk), or the walks part below the top.
+	shapes, dropped := map[string]int{}, map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, ours := jg.Pair(rep.Result, i)
+		b := ours[walker]
+		if class, _ := Compare(a, b); class != differential.Frame {
+			continue
+		}
+		switch k := topExtra(a.Frames, b.Frames); {
+		case k > 0:
+			shapes[fmt.Sprintf("ours_has_%d_more_on_top", min(k, 5))]++
+			var ty []string
+			for _, f := range b.Frames[:k+1] {
+				ty = append(ty, strconv.Itoa(int(f.Type)))
+			}
+			dropped[strings.Join(ty, ",")]++
+		case topExtra(b.Frames, a.Frames) > 0:
+			shapes[fmt.Sprintf("theirs_has_%d_more_on_top", min(topExtra(b.Frames, a.Frames), 5))]++
+		default:
+			// The walks below the parting: how many top frames each has that the other lacks
+			// before the common part (the rest of the stack the same methods).
+			i, j := len(a.Frames), len(b.Frames)
+			for i > 0 && j > 0 && a.Frames[i-1].Method == b.Frames[j-1].Method {
+				i, j = i-1, j-1
+			}
+			_, at := Compare(a, b)
+			shapes[fmt.Sprintf("part_at_%d_theirs_top_%d_ours_top_%d", min(at, 3), min(i, 4), min(j, 4))]++
+		}
+	}
+	t.Logf("differ:frame vs walker %d by shape: %v", walker, shapes)
+	// The same pairs by our other walker: when our two walkers (one of them the JVM's own
+	// AsyncGetCallTrace) agree with each other, the profiler is the odd one out.
+	other := map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, ours := jg.Pair(rep.Result, i)
+		if class, _ := Compare(a, ours[walker]); class != differential.Frame || len(ours) < 2 {
+			continue
+		}
+		c, _ := Compare(ours[1-walker], ours[walker])
+		o, _ := Compare(a, ours[1-walker])
+		other["ours_each_other:"+c+" theirs_vs_other:"+o]++
+	}
+	t.Logf("differ:frame vs walker %d, by our two walkers' agreement: %v", walker, other)
+	t.Logf("ours-more-on-top: our frame types of the extra frames and the first shared one (1 int, 2 compiled, 3 inlined): %v", dropped)
 	n := 0
 	for i, p := range rep.Result.Pairs {
 		a, ours := jg.Pair(rep.Result, i)
@@ -239,4 +285,13 @@ func TestRunDirPairs(t *testing.T) {
 			break
 		}
 	}
+}
+
+// topExtra is k when long is short with k > 0 more frames on top (same methods below), else 0.
+func topExtra(short, long []Frame) int {
+	k := len(long) - len(short)
+	if k <= 0 || !sameMethods(short, long[k:]) {
+		return 0
+	}
+	return k
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // Names interns method keys (internal class, name, descriptor; a hidden class's address
-// left out) so a walk is 12 bytes a frame: recursion's 2,048-frame walks, thousands of them
+// spelled one way) so a walk is 12 bytes a frame: recursion's 2,048-frame walks, thousands of them
 // on both sides, fit in memory.
 type Names struct {
 	ids  map[string]uint32
@@ -35,12 +35,14 @@ func (n *Names) id(key string) uint32 {
 func (n *Names) Key(id uint32) string { return n.keys[id] }
 
 // hiddenSuffix is a hidden class's address (Lambda$14.0x0000000801001a00 in JVMTI's and
-// JFR's spelling, /0x... in Class.getName's): it names one class in one run and nothing else.
-var hiddenSuffix = regexp.MustCompile(`[./+]0x[0-9a-f]+`)
+// JFR's spelling, /0x... in Class.getName's, +0x... in the VM's symbol). Both sides of a pair
+// come from one run, so the address is kept: it is the only thing that tells apart two lambda
+// classes of one outer class on JDK 21+, which spells them Foo$$Lambda.0x... with no counter.
+var hiddenSuffix = regexp.MustCompile(`[./+](0x[0-9a-f]+)`)
 
 func methodKey(internalClass, name, desc string) string {
 	if strings.Contains(internalClass, "0x") {
-		internalClass = hiddenSuffix.ReplaceAllString(internalClass, "")
+		internalClass = hiddenSuffix.ReplaceAllString(internalClass, ".$1")
 	}
 	return internalClass + "." + name + desc
 }
