@@ -121,8 +121,9 @@ func Write(w io.Writer, cfg Config) error {
 	fmt.Fprintf(w, "| # | finding | walker | JDK builds | reproduced | standalone reproducer | JDK bug |\n|---|---|---|---|---|---|---|\n")
 	for i, b := range buckets {
 		repro := "not built"
-		if _, err := export.Lookup(b.ID); err == nil {
-			if repro, err = reproducerSummary(cfg.Reproducers, b.ID); err != nil {
+		if name := reproducerOf(cfg.Corpus.Path(), b.ID); name != "" {
+			var err error
+			if repro, err = reproducerSummary(cfg.Reproducers, name); err != nil {
 				return err
 			}
 		}
@@ -167,9 +168,9 @@ func Write(w io.Writer, cfg Config) error {
 				fmt.Fprintf(w, "\nor by hand from the checkout, without walkfuzz: save the agent configuration as run/agent.conf, then start the JVM:\n\n```\n%s\n```\n\n```\n%s\n```\n", strings.TrimSpace(conf), cmd)
 			}
 		}
-		if _, err := export.Lookup(b.ID); err == nil {
+		if name := reproducerOf(cfg.Corpus.Path(), b.ID); name != "" {
 			fmt.Fprintln(w)
-			if err := writeReproducer(w, cfg.Reproducers, b.ID); err != nil {
+			if err := writeReproducer(w, cfg.Reproducers, name); err != nil {
 				return err
 			}
 		}
@@ -242,4 +243,22 @@ func bugSummary(b corpus.Bucket, bugs []KnownBug) string {
 		return kb.ID + " (" + kb.Note + ")"
 	}
 	return kb.ID
+}
+
+// ReproducerFile, in a bucket's folder, names the standalone reproducer (a reproducers/
+// folder) that shows that bucket when it is not the one named after it: one program can show
+// one bug under the titles of two JDK lines (JDK 11's and 17's zombie-method guarantee).
+const ReproducerFile = "reproducer"
+
+// reproducerOf is the exported reproducer of bucket id: the one its ReproducerFile names, else
+// the one named after it; "" when there is none.
+func reproducerOf(corpusDir, id string) string {
+	name := id
+	if b, err := os.ReadFile(filepath.Join(corpusDir, id, ReproducerFile)); err == nil {
+		name = strings.TrimSpace(string(b))
+	}
+	if _, err := export.Lookup(name); err != nil {
+		return ""
+	}
+	return name
 }

@@ -69,8 +69,8 @@ public class AsgctZombieMethod {
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         try {
             while (running) {
-                Class<?> c = rnd.nextBoolean()
-                        ? lookup.defineHiddenClass(bytes, true).lookupClass()
+                Class<?> c = DEFINE_HIDDEN != null && rnd.nextBoolean()
+                        ? ((MethodHandles.Lookup) DEFINE_HIDDEN.invoke(lookup, bytes, true, NO_OPTIONS)).lookupClass()
                         : Class.forName(Template.class.getName(), true, new OneShotLoader(bytes));
                 IntUnaryOperator op = (IntUnaryOperator) c.getConstructor().newInstance();
                 int n = 100 + rnd.nextInt(3000);
@@ -81,6 +81,24 @@ public class AsgctZombieMethod {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Lookup.defineHiddenClass where the JDK has it (15+), by reflection so JDK 11 runs the rest
+     *  (there every class comes from a one-shot loader). */
+    static final java.lang.reflect.Method DEFINE_HIDDEN;
+    static final Object NO_OPTIONS;
+    static {
+        java.lang.reflect.Method m = null;
+        Object none = null;
+        try {
+            Class<?> opt = Class.forName("java.lang.invoke.MethodHandles$Lookup$ClassOption");
+            none = java.lang.reflect.Array.newInstance(opt, 0);
+            m = MethodHandles.Lookup.class.getMethod("defineHiddenClass", byte[].class, boolean.class, none.getClass());
+        } catch (ReflectiveOperationException e) {
+            m = null;
+        }
+        DEFINE_HIDDEN = m;
+        NO_OPTIONS = none;
     }
 
     public static void main(String[] args) throws Exception {

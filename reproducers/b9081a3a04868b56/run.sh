@@ -1,6 +1,8 @@
 #!/bin/sh
 # Builds and runs the AsgctZombieMethod reproducer (JDK-8352649) without jtreg.
 #   run.sh JAVA_HOME [RUNS] [SECONDS]
+# A runtime image without javac or headers (a jlink'd JDK 11, say) runs what BUILD_JDK builds:
+#   BUILD_JDK=/path/to/jdk-17 run.sh /path/to/runtime-11
 # Exit 1: the JVM died with the finding's guarantee (its hs_err log is copied here);
 # 0: RUNS runs of SECONDS each without it; 2: cannot build or run; 3: the JVM failed otherwise.
 # Measured here: on 17.0.15 each of 5 runs of 20 s crashed (after 8-14 s); 17.0.21.1 passed 5 of 5.
@@ -8,15 +10,16 @@ jdk=${1:-${JAVA_HOME:-}}
 runs=${2:-5}
 secs=${3:-20}
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$jdk" ] || [ ! -x "$jdk/bin/javac" ] || [ ! -f "$jdk/include/jvmti.h" ]; then
-    echo "run.sh: give a JDK home with bin/javac and include/jvmti.h: run.sh /path/to/jdk [runs] [seconds]" >&2
+build=${BUILD_JDK:-$jdk}
+if [ -z "$jdk" ] || [ ! -x "$jdk/bin/java" ] || [ ! -x "$build/bin/javac" ] || [ ! -f "$build/include/jvmti.h" ]; then
+    echo "run.sh: give a JDK home with bin/javac and include/jvmti.h (or a runtime and BUILD_JDK=a JDK that has them): run.sh /path/to/jdk [runs] [seconds]" >&2
     exit 2
 fi
 work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
-gcc -O2 -g -fPIC -shared -Wall -I"$jdk/include" -I"$jdk/include/linux" \
+gcc -O2 -g -fPIC -shared -Wall -I"$build/include" -I"$build/include/linux" \
     -o "$work/libAsgctZombie.so" "$here/libAsgctZombie.c" -ldl -lpthread || exit 2
-"$jdk/bin/javac" -d "$work" "$here/AsgctZombieMethod.java" || exit 2
+"$build/bin/javac" --release 11 -d "$work" "$here/AsgctZombieMethod.java" || exit 2
 i=1
 while [ "$i" -le "$runs" ]; do
     "$jdk/bin/java" -agentpath:"$work/libAsgctZombie.so" -Djava.library.path="$work" \
