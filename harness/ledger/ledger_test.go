@@ -129,3 +129,16 @@ func TestCommittedAnomaliesAndResults(t *testing.T) {
 		}
 	}
 }
+
+// A bucket's reproducer file names the exported reproducer that shows it; without one, only
+// a reproducer named after the bucket counts.
+func TestReproducerOf(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "fc9c91cadbb743a5"), 0o755))
+	assert.Equal(t, "", reproducerOf(dir, "fc9c91cadbb743a5"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fc9c91cadbb743a5", ReproducerFile), []byte("b9081a3a04868b56\n"), 0o644))
+	assert.Equal(t, "b9081a3a04868b56", reproducerOf(dir, "fc9c91cadbb743a5"))
+	assert.Equal(t, "b9081a3a04868b56", reproducerOf(dir, "b9081a3a04868b56"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fc9c91cadbb743a5", ReproducerFile), []byte("nosuch\n"), 0o644))
+	assert.Equal(t, "", reproducerOf(dir, "fc9c91cadbb743a5"), "a name export does not know is no reproducer")
+}
