@@ -10,25 +10,24 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * One thread, signalled by the agent every 100 µs while it first runs a plain Java loop (the
- * control: maps, strings, recursion) and then the Scala 3 compiler, through its public entry
- * point dotty.tools.dotc.Main.process, on a small generated source set, over and over. The
- * agent calls AsyncGetCallTrace on each signal and counts its results per phase. Of the walks
- * of a thread in Java (a trace, unknown_Java or not_walkable_Java), prints the share that were
- * unknown_Java. Exit 1 when the compiler's share is above 5% and at least twice the
- * control's, 0 when not, 2 when fewer than 1000 walks of either phase could be judged.
+ * One thread, signalled by the agent every 100 µs while it runs, in turn, the control (a
+ * compiled loop without calls or allocation), plain recursion (fib, reported, not judged) and
+ * the Scala 3 compiler through its public entry point dotty.tools.dotc.Main.process on a small
+ * generated source set, over and over. The agent calls AsyncGetCallTrace on each signal and
+ * counts its results per phase. Of the walks of a thread in Java (a trace, unknown_Java or
+ * not_walkable_Java), prints the share that were unknown_Java. Exit 1 when the compiler's
+ * share is above 5% and at least twice the control's, 0 when not, 2 when fewer than 1000
+ * walks of the control or the compiler could be judged.
  */
 public class AsgctUnknownJava {
     static { System.loadLibrary("AsgctUnknownJava"); }
 
     /** Makes the calling thread the one to sample and starts signalling it every intervalUs. */
     static native void start(int intervalUs);
-    /** 0: count as the control, 1: count as the app, 2: stop counting. */
+    /** 0: count as the control, 1: as the app, 2: as plain recursion, 3: stop counting. */
     static native void phase(int p);
     /** Stops; per phase, 11 counters: [0] traces with frames, [k] the code -k. */
     static native long[] stop();
@@ -65,12 +64,15 @@ public class AsgctUnknownJava {
             System.out.println("INCONCLUSIVE: the generated sources do not compile: " + reporter);
             System.exit(2);
         }
-        long end = System.nanoTime() + 1_000_000_000L; // the control warms unsampled for 1 s
-        while (System.nanoTime() < end) sink += plainJava(sink);
+        long end = System.nanoTime() + 1_000_000_000L; // the Java phases warm unsampled for 1 s
+        while (System.nanoTime() < end) sink += callFree(sink) + fib(18);
         start(100);
         phase(0);
         end = System.nanoTime() + 2_000_000_000L;
-        while (System.nanoTime() < end) sink += plainJava(sink);
+        while (System.nanoTime() < end) sink += callFree(sink);
+        phase(2);
+        end = System.nanoTime() + 2_000_000_000L;
+        while (System.nanoTime() < end) sink += fib(18);
         phase(1);
         end = System.nanoTime() + (long) (secs * 1e9);
         int compiles = 0;
@@ -79,8 +81,9 @@ public class AsgctUnknownJava {
             compiles++;
         }
         long[] h = stop();
-        double control = report("control (plain Java loop)", h, 0);
+        double control = report("control (a call-free loop)", h, 0);
         double app = report("dotty (" + compiles + " compiles)", h, 11);
+        report("plain recursion (fib)", h, 22);
         if (Double.isNaN(control) || Double.isNaN(app)) {
             System.out.printf("INCONCLUSIVE: fewer than %d walks of a thread in Java in a phase%n", MIN_WALKS);
             System.exit(2);
@@ -101,13 +104,11 @@ public class AsgctUnknownJava {
         return inJava < MIN_WALKS ? Double.NaN : (double) unknownJava / inJava;
     }
 
-    /** The control: ordinary Java work on the same thread. */
-    static long plainJava(long seed) {
-        Map<String, Integer> m = new HashMap<>();
-        for (int i = 0; i < 2000; i++) m.merge(Long.toString((seed + i) % 397, 7), i, Integer::sum);
-        long s = 0;
-        for (Map.Entry<String, Integer> e : m.entrySet()) s += e.getKey().hashCode() ^ e.getValue();
-        return s + fib(18);
+    /** The control: one compiled loop, no calls, no allocation. */
+    static long callFree(long seed) {
+        long x = seed | 1;
+        for (int i = 0; i < 1_000_000; i++) x = x * 6364136223846793005L + (x >>> 29);
+        return x;
     }
 
     static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }

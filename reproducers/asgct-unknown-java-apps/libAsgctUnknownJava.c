@@ -1,7 +1,7 @@
 /*
  * Agent for AsgctUnknownJava: signals one registered thread every interval, calls
- * AsyncGetCallTrace and counts what it returned, per phase (0 = the plain Java control,
- * 1 = the application), in a histogram: index 0 counts traces with frames, index k (1..10)
+ * AsyncGetCallTrace and counts what it returned, per phase (0 = the call-free control,
+ * 1 = the application, 2 = plain recursion), in a histogram: index 0 counts traces with frames, index k (1..10)
  * counts the error code -k.
  *
  * Signal safety: the target thread and its JNIEnv are written before the first signal; the
@@ -30,8 +30,9 @@ typedef struct { JNIEnv *env_id; jint num_frames; ASGCT_CallFrame *frames; } ASG
 static void (*asgct)(ASGCT_CallTrace *, jint, void *);
 static pid_t target;
 static JNIEnv *target_env;
-static int phase; /* atomic: 0 control, 1 app, 2 not counting */
-static unsigned long hist[2][CODES];
+#define PHASES 3
+static int phase; /* atomic: 0 control, 1 app, 2 recursion, 3 not counting */
+static unsigned long hist[PHASES][CODES];
 static int interval_us;
 static volatile int stopping;
 static pthread_t driver;
@@ -39,7 +40,7 @@ static pthread_t driver;
 static void on_signal(int sig, siginfo_t *si, void *uc) {
     int saved = errno;
     int p = __atomic_load_n(&phase, __ATOMIC_ACQUIRE);
-    if (p == 0 || p == 1) {
+    if (p >= 0 && p < PHASES) {
         ASGCT_CallFrame frames[DEPTH];
         ASGCT_CallTrace trace = {target_env, 0, frames};
         asgct(&trace, DEPTH, uc);
@@ -63,7 +64,7 @@ static void *drive(void *arg) {
 JNIEXPORT void JNICALL Java_AsgctUnknownJava_start(JNIEnv *env, jclass c, jint us) {
     target_env = env;
     target = (pid_t)syscall(SYS_gettid);
-    __atomic_store_n(&phase, 2, __ATOMIC_RELEASE);
+    __atomic_store_n(&phase, PHASES, __ATOMIC_RELEASE);
     interval_us = us;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -78,14 +79,14 @@ JNIEXPORT void JNICALL Java_AsgctUnknownJava_phase(JNIEnv *env, jclass c, jint p
 }
 
 JNIEXPORT jlongArray JNICALL Java_AsgctUnknownJava_stop(JNIEnv *env, jclass c) {
-    __atomic_store_n(&phase, 2, __ATOMIC_RELEASE);
+    __atomic_store_n(&phase, PHASES, __ATOMIC_RELEASE);
     stopping = 1;
     pthread_join(driver, NULL);
-    jlong out[2 * CODES];
-    for (int p = 0; p < 2; p++)
+    jlong out[PHASES * CODES];
+    for (int p = 0; p < PHASES; p++)
         for (int k = 0; k < CODES; k++) out[p * CODES + k] = (jlong)__atomic_load_n(&hist[p][k], __ATOMIC_RELAXED);
-    jlongArray a = (*env)->NewLongArray(env, 2 * CODES);
-    if (a) (*env)->SetLongArrayRegion(env, a, 0, 2 * CODES, out);
+    jlongArray a = (*env)->NewLongArray(env, PHASES * CODES);
+    if (a) (*env)->SetLongArrayRegion(env, a, 0, PHASES * CODES, out);
     return a;
 }
 
