@@ -42,10 +42,13 @@ func exportCmd() *cobra.Command {
 }
 
 // runArgs is how a reproducer is run: a finding in a shipping profiler's walker runs under
-// that profiler's library.
+// that profiler's library, an application's finding takes the application's jars.
 func runArgs(f export.Finding) string {
 	if f.Profiler != "" {
 		return "run.sh JAVA_HOME LIB (" + f.Profiler + "'s library)"
+	}
+	if f.App != "" {
+		return "run.sh JAVA_HOME [SECONDS] APP_JAR... (" + f.App + " jars)"
 	}
 	return "run.sh JAVA_HOME"
 }

@@ -25,16 +25,21 @@ type Finding struct {
 	// own AsyncGetCallTrace): its reproducer runs under the profiler's library (run.sh
 	// JAVA_HOME LIB) instead of an agent of its own.
 	Profiler string
+	// App names the application whose jars the reproducer takes after JAVA_HOME (run.sh
+	// JAVA_HOME [SECONDS] APP_JAR...), "" when it needs none.
+	App string
 }
 
 // Findings lists every finding with a reproducer, in ledger order.
 var Findings = []Finding{
-	{"b9081a3a04868b56", "crash", "guarantee(is_result_safe || is_in_asgct()) failed: unsafe access to zombie method in codeCache.cpp via AsyncGetCallTrace (JDK-8352649)", ""},
-	{"asgct-callsite-rule", "anomaly", "ASGCT's call-site rule at return addresses", ""},
-	{"asgct-deopt-caller-stop", "anomaly", "ASGCT stopping at lazily deoptimized callers (the deoptimization half of the ledger's anomaly)", ""},
-	{"asgct-vthread-gap", "anomaly", "ASGCT skipping a virtual thread's frozen frames (JDK 21+)", ""},
-	{"asgct-nested-signal", "anomaly", "ASGCT re-entered from a nested signal handler: wrong traces instead of an error", ""},
-	{"ap-break-stack-range", "anomaly", "async-profiler's cstack=vm ending walks at break_stack_range above its own suite's bar", "async-profiler"},
+	{"b9081a3a04868b56", "crash", "guarantee(is_result_safe || is_in_asgct()) failed: unsafe access to zombie method in codeCache.cpp via AsyncGetCallTrace (JDK-8352649)", "", ""},
+	{"asgct-callsite-rule", "anomaly", "ASGCT's call-site rule at return addresses", "", ""},
+	{"asgct-deopt-caller-stop", "anomaly", "ASGCT stopping at lazily deoptimized callers (the deoptimization half of the ledger's anomaly)", "", ""},
+	{"asgct-vthread-gap", "anomaly", "ASGCT skipping a virtual thread's frozen frames (JDK 21+)", "", ""},
+	{"asgct-nested-signal", "anomaly", "ASGCT re-entered from a nested signal handler: wrong traces instead of an error", "", ""},
+	{"ap-break-stack-range", "anomaly", "async-profiler's cstack=vm ending walks at break_stack_range above its own suite's bar", "async-profiler", ""},
+	{"asgct-unknown-java-apps", "anomaly", "ASGCT refusing walkable stacks with unknown_Java on dotty (the Scala 3 compiler)", "", "the Scala 3 compiler's"},
+	{"asgct-groovy-short", "anomaly", "ASGCT's short traces on Groovy (JDK 25): not reproduced standalone", "", "Groovy's"},
 }
 
 // ErrUnknown is returned for a name that is neither a bucket nor an anomaly with a reproducer.
