@@ -21,8 +21,11 @@ func writeReproducer(w io.Writer, fsys fs.FS, name string) error {
 		return err
 	}
 	args := "JAVA_HOME"
-	if f.Profiler != "" {
+	switch {
+	case f.Profiler != "":
 		args = "JAVA_HOME LIB"
+	case f.App != "":
+		args = "JAVA_HOME [SECONDS] APP_JAR... (" + f.App + ")"
 	}
 	fmt.Fprintf(w, "Standalone reproducer `reproducers/%s` (`bin/walkfuzz export %s --out DIR`, then `DIR/run.sh %s`: exit 1 when the finding shows, 0 when not, 2 cannot judge, 3 the JVM failed otherwise). Run here (`reproducers/%s/%s`, written by `reproducers/record.sh`):\n\n",
 		name, name, args, name, export.ResultsFile)
