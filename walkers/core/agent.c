@@ -93,6 +93,7 @@ static void JNICALL service_main(jvmtiEnv *j, JNIEnv *jni, void *arg) {
         /* A thread inside our handler for seconds (a walker wedged, or spinning) is a hang
          * even when the VM itself keeps going: stop the heartbeat so the harness sees it. */
         wf_methods_relist(j, jni);
+        wf_methods_sweep(j, jni, 0);
         wf_clock_tick();
         if (wf_cfg->wrap_signo) wf_wrap_tick();
         if (wf_threads_tick()) continue;
@@ -158,6 +159,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni) {
     wf_engine_stop();
     wf_remote_stop(); /* after the engine: no new walk is handed over, a parked one is released */
     wf_threads_tick();
+    wf_methods_sweep(j, jni, 1);
     wf_methods_close();
     struct wf_log_header *hdr = wf_log_header();
     if (__atomic_load_n(&hdr->agent_state, __ATOMIC_ACQUIRE) != WF_STATE_FAILED)
@@ -195,6 +197,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         memset(&caps, 0, sizeof caps);
         caps.can_get_bytecodes = 1;
         wf_methods_bytecodes((*jvmti)->AddCapabilities(jvmti, &caps) == JVMTI_ERROR_NONE);
+    }
+    {
+        /* To mark the classes written to the method table (wf_methods_sweep); tags change
+         * nothing in how code is compiled or run. */
+        jvmtiCapabilities caps;
+        memset(&caps, 0, sizeof caps);
+        caps.can_tag_objects = 1;
+        wf_methods_tags((*jvmti)->AddCapabilities(jvmti, &caps) == JVMTI_ERROR_NONE);
     }
     /* In the OnLoad phase only VM-defined properties exist: java.vm.version, not java.version. */
     char *v = NULL;

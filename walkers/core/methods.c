@@ -16,8 +16,10 @@ static FILE *out;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static jclass thread_class; /* global ref to java.lang.Thread, for the 't' flag */
 static int with_bytecodes; /* the JVM granted can_get_bytecodes */
+static int with_tags; /* the JVM granted can_tag_objects: written classes are tagged */
 
 void wf_methods_bytecodes(int on) { with_bytecodes = on; }
+void wf_methods_tags(int on) { with_tags = on; }
 
 /* B\t0x<id>\t<hex bytecode>: GetBytecodes gives the method's bytecode as in the class file
  * (the VM's rewritten fast bytecodes turned back). */
@@ -55,6 +57,7 @@ static void field(FILE *f, const char *s) {
 void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
     jint n = 0;
     jmethodID *ms = NULL;
+    /* Fails for a class loaded but not yet prepared: it is left untagged, for a later sweep. */
     if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &ms) != JVMTI_ERROR_NONE) return;
     char *csig = NULL;
     if (!out || (*jvmti)->GetClassSignature(jvmti, klass, &csig, NULL) != JVMTI_ERROR_NONE) {
@@ -93,6 +96,7 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
     /* One flush per class: what was prepared before a crash is on disk after it. */
     fflush(out);
     pthread_mutex_unlock(&lock);
+    if (with_tags) (*jvmti)->SetTag(jvmti, klass, WF_METHODS_WRITTEN);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
 }
@@ -152,6 +156,36 @@ void wf_methods_relist(jvmtiEnv *jvmti, JNIEnv *jni) {
      * method that replaces it); the harness keeps every version's bytecode per id. */
     for (int i = 0; i < ndue; i++) wf_methods_class(jvmti, jni, due[i]);
     for (int i = 0; i < ndone; i++) (*jni)->DeleteGlobalRef(jni, done[i]);
+}
+
+/* Classes the JVM never reported: JDK 21+ posts no ClassPrepare for a class loaded on a
+ * virtual thread to an agent without can_support_virtual_threads (which we do not add: it
+ * changes how the VM runs them). Every 250 ms the service thread lists the loaded classes and
+ * writes each one not tagged as written. A class prepared meanwhile may be written twice (the
+ * harness accepts duplicate M lines), never missed. GetLoadedClasses returns strong local refs,
+ * so a class unloaded concurrently stays valid until the frame is popped. */
+void wf_methods_sweep(jvmtiEnv *jvmti, JNIEnv *jni, int force) {
+    static uint64_t last_ns; /* service thread and VMDeath */
+    uint64_t now = wf_now_ns();
+    if (!out || !jni || !with_tags) return;
+    if (!force && now - __atomic_load_n(&last_ns, __ATOMIC_RELAXED) < 250000000ull) return;
+    __atomic_store_n(&last_ns, now, __ATOMIC_RELAXED);
+    if ((*jni)->PushLocalFrame(jni, 16) != 0) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    jint n = 0;
+    jclass *classes = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < n; i++) {
+            jlong tag = 0;
+            if ((*jvmti)->GetTag(jvmti, classes[i], &tag) == JVMTI_ERROR_NONE && tag != WF_METHODS_WRITTEN)
+                wf_methods_class(jvmti, jni, classes[i]);
+            (*jni)->DeleteLocalRef(jni, classes[i]);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+    }
+    (*jni)->PopLocalFrame(jni, NULL);
 }
 
 void wf_methods_close(void) {
