@@ -2,6 +2,7 @@ package join
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -41,8 +42,28 @@ func TestRunDirPairs(t *testing.T) {
 	binary.LittleEndian.PutUint64(b[40:], 0) // wf_log_header.read_cursor
 	require.NoError(t, os.WriteFile(logCopy, b, 0o644))
 	b = nil
+	// The episode names the profiler walker (ap:agct, ...) and the signal mode, whose
+	// engine's event holds the samples (a tgkill or wall run's are WallClockSample).
+	var ep struct {
+		Walkers []string `json:"walkers"`
+		Signals struct {
+			Mode string `json:"mode"`
+		} `json:"signals"`
+	}
+	eb, err := os.ReadFile(filepath.Join(dir, "episode.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(eb, &ep))
 	profiler, win := "ap:vm", DefaultWindow
-	plan := asyncprofiler.Plan{Recording: filepath.Join(dir, asyncprofiler.RecordingName), Events: []string{"jdk.ExecutionSample"}, Depth: asyncprofiler.DefaultDepth}
+	for _, w := range ep.Walkers {
+		if strings.HasPrefix(w, "ap:") {
+			profiler = w
+		}
+	}
+	event := "jdk.ExecutionSample"
+	if eng, ok := asyncprofiler.Engines[ep.Signals.Mode]; ok {
+		event = eng.Sample
+	}
+	plan := asyncprofiler.Plan{Recording: filepath.Join(dir, asyncprofiler.RecordingName), Events: []string{event}, Depth: asyncprofiler.DefaultDepth}
 	read := func(fn func(*asyncprofiler.Sample)) error {
 		return asyncprofiler.ReadRecording(java, plan.Recording, plan.Events, fn)
 	}
