@@ -110,6 +110,19 @@ func TestRunDirPairs(t *testing.T) {
 	}
 	sort.Float64s(res)
 	t.Logf("gap drift: %.1f µs/s; |residual| p50 %.1f p99 %.1f µs", slope, res[len(res)/2], res[len(res)*99/100])
+	// The profiler's walks with frames it could not name (asyncprofiler.StaleMethod), by
+	// where the first one is: such a frame matches whatever method ours has there.
+	unnamed := map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, _ := jg.Pair(rep.Result, i)
+		for k, f := range a.Frames {
+			if f.Unnamed {
+				unnamed[fmt.Sprintf("first_at_%d", min(k, 3))]++
+				break
+			}
+		}
+	}
+	t.Logf("joined profiler walks with an unnamed frame, by the first one's depth (3: 3 or deeper): %v", unnamed)
 	// Per thread, our signals by start: the neighbours of each disagreeing pair's signal.
 	byTID := bySignalTID(jg.signals)
 	walker := 0
