@@ -174,6 +174,8 @@ func TestFromProfiler(t *testing.T) {
 			[]string{"p/A$$Lambda.0x0000000801001a00.run()V", "p/A$$Lambda.0x0000000801001c48.run()V"}, ""},
 		{"a marker fails the walk", []asyncprofiler.Frame{java("p/A", "f", 1), {Name: "break_stack_range"}, java("p/A", "run", 3)}, nil, "break_stack_range"},
 		{"a benign marker does not", []asyncprofiler.Frame{{Name: "unknown_not_Java"}}, nil, "no_Java"},
+		{"a Java frame async-profiler could not name is kept", []asyncprofiler.Frame{stale, java("p/A", "run", 3)},
+			[]string{"?stale_jmethodID", "p/A.run()V"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,4 +237,26 @@ func TestMethodKeyHidden(t *testing.T) {
 		assert.Equal(t, want, methodKey(c, "run", "()V"), c)
 	}
 	assert.NotEqual(t, want, methodKey("p/A$$Lambda.0x0000000801001c48", "run", "()V"))
+}
+
+// stale is the frame async-profiler writes for a Java frame whose class was unloaded before
+// the recording was written (read from classchurn runs on JDK 11: the top frame of 21,755
+// samples, where ASGCT on the same signal named ClassChurn$Template.applyAsInt).
+var stale = asyncprofiler.Frame{Name: asyncprofiler.StaleMethod, Descriptor: "()L;", Modifiers: 256, Type: "Native"}
+
+// TestCompareStale: a frame the profiler could not name stands for our frame there; the
+// rest of the walk is still compared.
+func TestCompareStale(t *testing.T) {
+	n := NewNames()
+	ours := Walk{Frames: []Frame{{Method: n.id("p/T.applyAsInt(I)I"), Bci: 4, Type: 1}, {Method: n.id("p/C.work()V"), Bci: 129}}}
+	work := asyncprofiler.Frame{Class: "p/C", Name: "work", Descriptor: "()V", Bci: 129, Type: "JIT compiled"}
+	class, _ := Compare(FromProfiler(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{stale, work}}, n, 2048), ours)
+	assert.Equal(t, differential.Agree, class)
+	work.Bci = 130
+	class, at := Compare(FromProfiler(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{stale, work}}, n, 2048), ours)
+	assert.Equal(t, differential.Bci, class)
+	assert.Equal(t, 1, at)
+	other := asyncprofiler.Frame{Class: "p/D", Name: "run", Descriptor: "()V", Type: "Interpreted"}
+	class, _ = Compare(FromProfiler(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{stale, other}}, n, 2048), ours)
+	assert.Equal(t, differential.Frame, class)
 }

@@ -2,6 +2,7 @@ package join
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -41,8 +42,28 @@ func TestRunDirPairs(t *testing.T) {
 	binary.LittleEndian.PutUint64(b[40:], 0) // wf_log_header.read_cursor
 	require.NoError(t, os.WriteFile(logCopy, b, 0o644))
 	b = nil
+	// The episode names the profiler walker (ap:agct, ...) and the signal mode, whose
+	// engine's event holds the samples (a tgkill or wall run's are WallClockSample).
+	var ep struct {
+		Walkers []string `json:"walkers"`
+		Signals struct {
+			Mode string `json:"mode"`
+		} `json:"signals"`
+	}
+	eb, err := os.ReadFile(filepath.Join(dir, "episode.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(eb, &ep))
 	profiler, win := "ap:vm", DefaultWindow
-	plan := asyncprofiler.Plan{Recording: filepath.Join(dir, asyncprofiler.RecordingName), Events: []string{"jdk.ExecutionSample"}, Depth: asyncprofiler.DefaultDepth}
+	for _, w := range ep.Walkers {
+		if strings.HasPrefix(w, "ap:") {
+			profiler = w
+		}
+	}
+	event := "jdk.ExecutionSample"
+	if eng, ok := asyncprofiler.Engines[ep.Signals.Mode]; ok {
+		event = eng.Sample
+	}
+	plan := asyncprofiler.Plan{Recording: filepath.Join(dir, asyncprofiler.RecordingName), Events: []string{event}, Depth: asyncprofiler.DefaultDepth}
 	read := func(fn func(*asyncprofiler.Sample)) error {
 		return asyncprofiler.ReadRecording(java, plan.Recording, plan.Events, fn)
 	}
@@ -89,6 +110,19 @@ func TestRunDirPairs(t *testing.T) {
 	}
 	sort.Float64s(res)
 	t.Logf("gap drift: %.1f µs/s; |residual| p50 %.1f p99 %.1f µs", slope, res[len(res)/2], res[len(res)*99/100])
+	// The profiler's walks with frames it could not name (asyncprofiler.StaleMethod), by
+	// where the first one is: such a frame matches whatever method ours has there.
+	unnamed := map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, _ := jg.Pair(rep.Result, i)
+		for k, f := range a.Frames {
+			if f.Unnamed {
+				unnamed[fmt.Sprintf("first_at_%d", min(k, 3))]++
+				break
+			}
+		}
+	}
+	t.Logf("joined profiler walks with an unnamed frame, by the first one's depth (3: 3 or deeper): %v", unnamed)
 	// Per thread, our signals by start: the neighbours of each disagreeing pair's signal.
 	byTID := bySignalTID(jg.signals)
 	walker := 0

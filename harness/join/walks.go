@@ -52,6 +52,10 @@ type Frame struct {
 	Method uint32 // Names id
 	Bci    int32
 	Native bool // a Java native method: no bci to compare
+	// Unnamed: a Java frame the profiler walked but could not name when it wrote its
+	// recording (async-profiler's "stale_jmethodID": the method's class was unloaded
+	// first). It stands for whatever method our walk has there; its bci is lost.
+	Unnamed bool
 	// Type is our record's frame type (samplelog.FrameInterpreted, ...), to read a pair
 	// by; a profiler's frames leave it 0 (the type is not compared).
 	Type uint8
@@ -101,6 +105,10 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 			}
 			continue
 		}
+		if f.Class == "" && f.Name == asyncprofiler.StaleMethod {
+			w.Frames = append(w.Frames, Frame{Method: n.id("?" + asyncprofiler.StaleMethod), Unnamed: true})
+			continue
+		}
 		// A Java native method, not a library's symbol: async-profiler names those with the
 		// library as the class (libjvm.so, vdso) and the descriptor "()L;".
 		native := f.Type == "Native" && f.Class != "" && !strings.Contains(f.Class, ".so") &&
@@ -135,12 +143,15 @@ const (
 	SecondMissingTop = "differ:second_missing_top"
 )
 
+// sameMethod: both frames name one method, or one is a frame the profiler could not name.
+func sameMethod(a, b Frame) bool { return a.Method == b.Method || a.Unnamed || b.Unnamed }
+
 func sameMethods(a, b []Frame) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].Method != b[i].Method {
+		if !sameMethod(a[i], b[i]) {
 			return false
 		}
 	}
@@ -167,7 +178,7 @@ func Compare(a, b Walk) (class string, at int) {
 	}
 	n := min(len(a.Frames), len(b.Frames))
 	for i := 0; i < n; i++ {
-		if a.Frames[i].Method != b.Frames[i].Method {
+		if !sameMethod(a.Frames[i], b.Frames[i]) {
 			switch {
 			case i == 0 && sameMethods(a.Frames, b.Frames[1:]):
 				return FirstMissingTop, 0
@@ -180,7 +191,7 @@ func Compare(a, b Walk) (class string, at int) {
 	bciAt := -1
 	for i := n - 1; i >= 0; i-- {
 		fa, fb := a.Frames[i], b.Frames[i]
-		if !fa.Native && !fb.Native && jfrBci(fa.Bci) != jfrBci(fb.Bci) {
+		if !fa.Native && !fb.Native && !fa.Unnamed && !fb.Unnamed && jfrBci(fa.Bci) != jfrBci(fb.Bci) {
 			bciAt = i
 		}
 	}

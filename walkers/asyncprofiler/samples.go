@@ -56,6 +56,12 @@ var javaTypes = map[string]bool{"Interpreted": true, "JIT compiled": true, "Inli
 // Java reports whether the frame is a Java method's.
 func (f Frame) Java() bool { return javaTypes[f.Type] && f.Class != "" }
 
+// StaleMethod names the frame async-profiler writes for a Java frame whose method it can no
+// longer name when it writes the recording (JVMTI refuses the jmethodID: the method's class
+// was unloaded since the sample): a frame of no class, typed Native, bci 0. It is a Java
+// frame of the walk, not a failure; the method and its bci are lost.
+const StaleMethod = "stale_jmethodID"
+
 // markers are the frames async-profiler and its derivatives put where a walk failed,
 // named after the failure: `[break_compiled]` in their text output, a classless frame in
 // JFR. AsyncGetCallTrace's codes keep their names (unknown_Java is its -5).
