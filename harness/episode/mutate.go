@@ -1,6 +1,10 @@
 package episode
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/walkfuzz/walkfuzz/harness/walker"
+)
 
 // Dimensions are what a mutation may change, one at a time, in the order Mutate draws them;
 // "remote" (last) only for episodes with a walker that walks remotely (RemoteWalksApply).
@@ -137,5 +141,14 @@ func Transfer(parent Episode, seed Seed, walkers []string, jdk string, modes []s
 	case !RemoteWalksApply(parent.Walkers):
 		child.Perturb.RemotePct = donor().Perturb.RemotePct
 	}
+	// The wrap follows the new walkers: a profiler's set wraps its signal (with the
+	// companions, and in a mode the profilers have an engine for), any other set wraps
+	// nothing. (Before, a transfer to ap:vm ran it unwrapped on the old path, and one from
+	// a profiler's run kept the wrap signal for walkers that had no profiler to wrap.)
+	child.Signals.Wrap = 0
+	if slices.ContainsFunc(child.Walkers, walker.IsProfiler) && child.Signals.Mode == ModeCPUWall {
+		child.Signals.Mode, child.Signals.Signal2 = "cpu", 0
+	}
+	WrapProfiler(&child)
 	return child
 }

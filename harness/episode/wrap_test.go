@@ -82,3 +82,19 @@ func TestProfilerEpisodesNeverDrawTwoEngines(t *testing.T) {
 	}
 	assert.Positive(t, n, "other walkers still draw it")
 }
+
+// A transfer to a profiler's walker set wraps its signal like a fresh episode (companions,
+// no perturbation of the context, a mode with a profiler engine); one away from it drops
+// the wrap.
+func TestTransferWraps(t *testing.T) {
+	parent := Derive(0x5eed, Pins{Walkers: []string{"asgct"}, Mode: ModeCPUWall})
+	parent.Perturb.RegisterPct = 5
+	child := Transfer(parent, 0x77, []string{"ap:vm"}, "", nil)
+	assert.Equal(t, []string{"ap:vm", "asgct", "vmstructs"}, child.Walkers)
+	assert.Equal(t, "cpu", child.Signals.Mode, "cpu+wall has no profiler engine")
+	assert.NotZero(t, child.Signals.Wrap)
+	assert.Zero(t, child.Perturb.RegisterPct)
+	back := Transfer(child, 0x78, []string{"vmstructs"}, "", nil)
+	assert.Equal(t, []string{"vmstructs"}, back.Walkers)
+	assert.Zero(t, back.Signals.Wrap, "no profiler, nothing to wrap")
+}
