@@ -145,3 +145,13 @@ func TestKnownStackUntaggedAndUnknownRegions(t *testing.T) {
 	assert.Equal(t, uint64(1), m[knownstack.Unknown], "%v", m)
 	assert.Equal(t, uint64(1_000_000), m[KnownStackCoverage])
 }
+
+// A frame the profiler could not name (stale_jmethodID: its class was unloaded before the
+// recording was written) makes the walk unresolved, never a missing frame.
+func TestKnownStackStaleFrameIsUnresolved(t *testing.T) {
+	frames := apFrames(nil)
+	frames[1] = asyncprofiler.Frame{Name: asyncprofiler.StaleMethod, Descriptor: "()L;", Type: "Native"}
+	m, _ := judgeKnown(t, 7, frames, 0)
+	assert.Equal(t, uint64(1), m[UnresolvedWalk])
+	assert.Zero(t, m[walkclass.MismatchMissing], "%v", m)
+}
