@@ -38,12 +38,6 @@ func benchCmd() *cobra.Command {
 					return usageErr("unknown cost arm %q: choose among %s", a, strings.Join(bench.CostArmNames(), ", "))
 				}
 			}
-			if err := os.MkdirAll(scratch, 0o755); err != nil {
-				return usageErr("cannot create %s: %w: choose another with --scratch", scratch, err)
-			}
-			if costPairReps <= 0 {
-				costPairReps = -1 // bench.Config's 0 is the default
-			}
 			var feedbackSpace *campaign.Spec
 			if space.walkers != "" || space.workloads != "" || space.jdks != "" {
 				if space.jdks == "" { // the group's default JDKs, not fuzz's every JDK
@@ -59,6 +53,12 @@ func benchCmd() *cobra.Command {
 					return err
 				}
 				feedbackSpace = &spec
+			}
+			if err := os.MkdirAll(scratch, 0o755); err != nil {
+				return usageErr("cannot create %s: %w: choose another with --scratch", scratch, err)
+			}
+			if costPairReps <= 0 {
+				costPairReps = -1 // bench.Config's 0 is the default
 			}
 			ms, err := bench.Run(cmd.Context(), bench.Config{Dir: scratch, Duration: dur, FuzzDuration: fuzzDur, JDKs: js,
 				Only: only, SelftestBudget: selftestBudget, FeedbackBudget: feedbackBudget, FeedbackSpace: feedbackSpace,
