@@ -45,7 +45,9 @@ func tableCmd() *cobra.Command {
   agreement             per walker pair of one handler, over the samples where both walkers returned
                         frames (both walked; harness/differential's classes): agree (same methods, same
                         bcis), same methods (bcis aside), differ:frame (a method differs at some depth:
-                        the disagreement that is never a truncation); the pair shows in both rows
+                        the disagreement that is never a truncation) and, for a profiler's pair, top
+                        scopes (differ:top_scopes: the same compiled frames, only the top one's inlined
+                        scopes differ, a scope rule at the pc); the pair shows in both rows
   same-signal join      profiler walkers only (shown when a run has one): the profiler's samples joined
                         to a signal our agent walked, of those taken once our agent wrapped the thread,
                         and our signals joined to a sample (docs/profilers.md)
@@ -268,8 +270,12 @@ func agreementColumn(c *store.Cell) string {
 	for _, p := range pairs {
 		agree, same, frame, bothOK := c.Agreement(p)
 		if bothOK > 0 {
-			out = append(out, fmt.Sprintf("%s of %d both walked: agree %s, same methods %s, differ:frame %s",
-				p, bothOK, pct(agree, bothOK, 2), pct(same, bothOK, 2), pct(frame, bothOK, 2)))
+			s := fmt.Sprintf("%s of %d both walked: agree %s, same methods %s, differ:frame %s",
+				p, bothOK, pct(agree, bothOK, 2), pct(same, bothOK, 2), pct(frame, bothOK, 2))
+			if scopes := c.Differential[p][store.TopScopes]; scopes > 0 {
+				s += ", top scopes " + pct(scopes, bothOK, 2)
+			}
+			out = append(out, s)
 		}
 	}
 	if len(out) == 0 {

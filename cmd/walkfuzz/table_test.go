@@ -153,4 +153,7 @@ func TestJoinPairAgreement(t *testing.T) {
 	c := store.Cell{Differential: map[string]map[string]uint64{"ap:vm~asgct": {join.AgreeCut: 1, "both_ok": 1}}}
 	agree, _, _, _ := c.Agreement("ap:vm~asgct")
 	assert.Equal(t, uint64(1), agree)
+	assert.Equal(t, join.TopScopes, store.TopScopes)
+	c = store.Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {join.TopScopes: 1, "both_ok": 4}}}
+	assert.Contains(t, agreementColumn(&c), "differ:frame 0.00%, top scopes 25.00%")
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/walkfuzz/walkfuzz/harness/differential"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 )
 
@@ -82,6 +83,14 @@ func TestCalibrated(t *testing.T) {
 
 func f(m uint32, bci int32) Frame { return Frame{Method: m, Bci: bci} }
 
+// inl and jit are an inlined scope and the compiled frame it is inlined into.
+func inl(m uint32, bci int32) Frame {
+	return Frame{Method: m, Bci: bci, Type: uint8(samplelog.FrameInlined)}
+}
+func jit(m uint32, bci int32) Frame {
+	return Frame{Method: m, Bci: bci, Type: uint8(samplelog.FrameCompiled)}
+}
+
 func TestCompare(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -97,6 +106,12 @@ func TestCompare(t *testing.T) {
 		{"frame", Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, Walk{Frames: []Frame{f(1, 3), f(5, 7)}}, differential.Frame, 1},
 		{"the profiler lacks our top frame", Walk{Frames: []Frame{f(2, 7), f(3, 1)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7), f(3, 1)}}, FirstMissingTop, 0},
 		{"ours lacks the profiler's top frame", Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, Walk{Frames: []Frame{f(2, 7)}}, SecondMissingTop, 0},
+		{"another inlining chain of the same compiled frame", Walk{Frames: []Frame{inl(4, 2), jit(2, 7), f(3, 1)}}, Walk{Frames: []Frame{inl(5, 9), inl(6, 1), jit(2, 8), f(3, 1)}}, TopScopes, 0},
+		{"one inlined scope fewer in the top compiled frame", Walk{Frames: []Frame{jit(2, 7), f(3, 1)}}, Walk{Frames: []Frame{inl(1, 3), jit(2, 7), f(3, 1)}}, TopScopes, 0},
+		{"the top compiled frame's own method differs", Walk{Frames: []Frame{inl(4, 2), jit(2, 7), f(3, 1)}}, Walk{Frames: []Frame{inl(4, 2), jit(9, 7), f(3, 1)}}, differential.Frame, 1},
+		{"a frame below the top compiled frame differs", Walk{Frames: []Frame{inl(4, 2), jit(2, 7), f(3, 1)}}, Walk{Frames: []Frame{inl(5, 2), jit(2, 7), f(8, 1)}}, differential.Frame, 0},
+		{"frame types unknown: no scope rule", Walk{Frames: []Frame{f(4, 2), f(2, 7), f(3, 1)}}, Walk{Frames: []Frame{f(5, 2), f(2, 7), f(3, 1)}}, differential.Frame, 0},
+		{"an interpreted top frame is no compiled frame", Walk{Frames: []Frame{{Method: 4, Type: uint8(samplelog.FrameInterpreted)}, jit(2, 7)}}, Walk{Frames: []Frame{{Method: 5, Type: uint8(samplelog.FrameInterpreted)}, jit(2, 7)}}, differential.Frame, 0},
 		{"shorter, not cut", Walk{Frames: []Frame{f(1, 3)}}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, differential.Length, 1},
 		{"shorter and cut", Walk{Frames: []Frame{f(1, 3)}, Cut: true}, Walk{Frames: []Frame{f(1, 3), f(2, 7)}}, AgreeCut, 1},
 		{"cut, top bci differs", Walk{Frames: []Frame{f(1, 3)}, Cut: true}, Walk{Frames: []Frame{f(1, 4), f(2, 7)}}, differential.TopBci, 0},
@@ -259,4 +274,22 @@ func TestCompareStale(t *testing.T) {
 	other := asyncprofiler.Frame{Class: "p/D", Name: "run", Descriptor: "()V", Type: "Interpreted"}
 	class, _ = Compare(FromProfiler(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{stale, other}}, n, 2048), ours)
 	assert.Equal(t, differential.Frame, class)
+}
+
+// ASGCT's walk has no frame types: it takes vmstructs' when the two name the same methods,
+// and then parts from the profiler's only in the top compiled frame's scopes.
+func TestBorrowTypes(t *testing.T) {
+	asgct := Walk{Frames: []Frame{f(5, 9), f(2, 8), f(3, 1)}}
+	vm := Walk{Frames: []Frame{inl(5, 9), jit(2, 8), f(3, 1)}}
+	other := Walk{Frames: []Frame{inl(6, 9), jit(2, 8), f(3, 1)}}
+	ws := []Walk{asgct, vm}
+	borrowTypes(ws)
+	assert.Equal(t, vm.Frames, ws[0].Frames)
+	assert.Equal(t, uint8(0), asgct.Frames[0].Type, "the record's walk is not changed in place")
+	class, _ := Compare(Walk{Frames: []Frame{inl(4, 2), jit(2, 7), f(3, 1)}}, ws[0])
+	assert.Equal(t, TopScopes, class)
+
+	ws = []Walk{asgct, other}
+	borrowTypes(ws)
+	assert.Equal(t, asgct.Frames, ws[0].Frames, "no typed walk names the same methods: no types")
 }

@@ -1,6 +1,7 @@
 package join
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
@@ -114,6 +115,9 @@ func (j *Judge) Finish(w Window) Report {
 		OurRecords: res.OurSignals, JoinedOurs: res.JoinedOurs, GapP50Ns: res.GapP50, GapP99Ns: res.GapP99, GapMaxNs: res.GapMax,
 		BeforeOurs: res.BeforeOurs, ClockOffsetNs: res.Offset, Ambiguous: res.Ambiguous,
 	}}
+	for _, p := range res.Pairs {
+		borrowTypes(j.walks[p.Ours])
+	}
 	for wi, wname := range j.hdr.WalkerNames {
 		pair := j.profiler + "~" + wname
 		m := map[string]int{}
@@ -144,6 +148,33 @@ func (j *Judge) Finish(w Window) Report {
 		rep.Differential[pair] = m
 	}
 	return rep
+}
+
+// borrowTypes gives a walk without frame types (ASGCT says nothing of a frame's type) those
+// of another walk of the same signal that names the same methods (vmstructs): the same frames,
+// so the same compiled frames; Compare needs them to tell where the top compiled frame's
+// scopes end (TopScopes). A walk no typed walk agrees with keeps none.
+func borrowTypes(ws []Walk) {
+	for i := range ws {
+		if len(ws[i].Frames) == 0 || typed(ws[i]) {
+			continue
+		}
+		for k := range ws {
+			if k != i && typed(ws[k]) && sameMethods(ws[i].Frames, ws[k].Frames) {
+				frames := slices.Clone(ws[i].Frames)
+				for n := range frames {
+					frames[n].Type = ws[k].Frames[n].Type
+				}
+				ws[i].Frames = frames
+				break
+			}
+		}
+	}
+}
+
+// typed: the walk says which of its frames are compiled, inlined or interpreted.
+func typed(w Walk) bool {
+	return slices.ContainsFunc(w.Frames, func(f Frame) bool { return f.Type != uint8(samplelog.FrameJava) })
 }
 
 // Ambiguous counts, per pair name, the joined pairs left unjudged because another signal

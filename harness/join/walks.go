@@ -56,8 +56,10 @@ type Frame struct {
 	// recording (async-profiler's "stale_jmethodID": the method's class was unloaded
 	// first). It stands for whatever method our walk has there; its bci is lost.
 	Unnamed bool
-	// Type is our record's frame type (samplelog.FrameInterpreted, ...), to read a pair
-	// by; a profiler's frames leave it 0 (the type is not compared).
+	// Type is the frame's type as samplelog spells it (FrameInterpreted, FrameCompiled for
+	// a compiled frame's outermost scope, FrameInlined for the scopes inlined into it; a
+	// profiler's "JIT compiled", "C1 compiled" and "Inlined" map to those). Methods and bcis
+	// are compared regardless of it; it tells Compare where the top compiled frame's scopes end.
 	Type uint8
 }
 
@@ -120,7 +122,7 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 		if native { // the JDK's reader names non-Java frame types' classes in binary form
 			class = strings.ReplaceAll(class, ".", "/")
 		}
-		w.Frames = append(w.Frames, Frame{Method: n.id(methodKey(class, f.Name, f.Descriptor)), Bci: int32(f.Bci), Native: native})
+		w.Frames = append(w.Frames, Frame{Method: n.id(methodKey(class, f.Name, f.Descriptor)), Bci: int32(f.Bci), Native: native, Type: profilerType(f.Type, native)})
 	}
 	if w.Failed != "" {
 		w.Frames = nil
@@ -128,6 +130,21 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 		w.Failed = "no_Java"
 	}
 	return w
+}
+
+// profilerType is a profiler frame's type in samplelog's terms.
+func profilerType(t string, native bool) uint8 {
+	switch {
+	case native:
+		return uint8(samplelog.FrameNative)
+	case t == "Inlined":
+		return uint8(samplelog.FrameInlined)
+	case t == "JIT compiled" || t == "C1 compiled":
+		return uint8(samplelog.FrameCompiled)
+	case t == "Interpreted":
+		return uint8(samplelog.FrameInterpreted)
+	}
+	return uint8(samplelog.FrameJava)
 }
 
 // jfrBci is a bci as a JFR recording holds it: AsyncGetCallTrace's -1 (a compiled frame at
@@ -142,6 +159,39 @@ const (
 	FirstMissingTop  = "differ:first_missing_top"
 	SecondMissingTop = "differ:second_missing_top"
 )
+
+// TopScopes: both walks' top frame is the same compiled frame (its outermost scope names one
+// method on both sides, and every frame below it agrees), and they differ only in which of
+// its inlined scopes they name above that: a rule difference at the pc, not a lost or
+// invented frame. ASGCT and our vmstructs describe a compiled pc by the first PcDesc after
+// it, async-profiler by the one at it; where the two belong to different inlining chains of
+// one nmethod, the walks part here (docs/profilers.md, "Doubts settled" 2 and 4).
+const TopScopes = "differ:top_scopes"
+
+// topFrame is the number of a walk's first frames that make up one compiled frame: its
+// inlined scopes and the compiled scope they are inlined into; 0 when the top frame is not
+// compiled or the frame types are unknown.
+func topFrame(w Walk) int {
+	for i, f := range w.Frames {
+		switch uint32(f.Type) {
+		case samplelog.FrameInlined:
+			continue
+		case samplelog.FrameCompiled:
+			return i + 1
+		}
+		return 0
+	}
+	return 0
+}
+
+// topScopes: a and b differ only inside their top compiled frame (TopScopes).
+func topScopes(a, b Walk) bool {
+	ka, kb := topFrame(a), topFrame(b)
+	if ka == 0 || kb == 0 || !sameMethod(a.Frames[ka-1], b.Frames[kb-1]) {
+		return false
+	}
+	return sameMethods(a.Frames[ka:], b.Frames[kb:])
+}
 
 // sameMethod: both frames name one method, or one is a frame the profiler could not name.
 func sameMethod(a, b Frame) bool { return a.Method == b.Method || a.Unnamed || b.Unnamed }
@@ -166,7 +216,7 @@ const AgreeCut = "agree:cut"
 // Compare classifies a pair of walks of one signal, the profiler's first, with
 // harness/differential's classes (Agree, TopBci, Bci, Length, Frame, AFailed for the
 // profiler's failure, BFailed for ours, BothFailed), AgreeCut, FirstMissingTop and
-// SecondMissingTop.
+// SecondMissingTop, TopScopes.
 func Compare(a, b Walk) (class string, at int) {
 	switch {
 	case a.Failed != "" && b.Failed != "":
@@ -180,6 +230,8 @@ func Compare(a, b Walk) (class string, at int) {
 	for i := 0; i < n; i++ {
 		if !sameMethod(a.Frames[i], b.Frames[i]) {
 			switch {
+			case topScopes(a, b):
+				return TopScopes, i
 			case i == 0 && sameMethods(a.Frames, b.Frames[1:]):
 				return FirstMissingTop, 0
 			case i == 0 && sameMethods(a.Frames[1:], b.Frames):

@@ -295,6 +295,11 @@ func (c *Cell) Agreement(pair string) (agree, sameMethods, frame, bothOK uint64)
 	return agree, sameMethods, d[differential.Frame], d[differential.BothOK]
 }
 
+// TopScopes is harness/join's class join.TopScopes (a same-signal pair that differs only in
+// the top compiled frame's inlined scopes: not counted as differ:frame), spelled here for the
+// same reason as agreeCut.
+const TopScopes = "differ:top_scopes"
+
 // agreeCut is harness/join's class join.AgreeCut, spelled here so the store does not link
 // the profilers' readers (TestJoinPairAgreement in cmd/walkfuzz checks they match).
 const agreeCut = "agree:cut"

@@ -37,6 +37,10 @@ type Judge struct {
 	Classes map[string]uint64
 	// NotJava counts samples with no Java frame and no failure frame.
 	NotJava uint64
+	// UnnamedRoot counts samples whose outermost Java frame is async-profiler's placeholder
+	// for a method it could no longer name (asyncprofiler.StaleMethod): whether the walk
+	// reached a thread root cannot be told, so they are not judged.
+	UnnamedRoot uint64
 	// Unknown counts the invalid samples' unresolved methods, Short the truncated:short
 	// samples' outermost Java methods: the notes name the commonest.
 	Unknown, Short map[string]uint64
@@ -83,6 +87,10 @@ func hiddenFree(key string) string {
 // Add judges one sample; it returns its class, "" for a sample of no Java walk.
 func (j *Judge) Add(s *asyncprofiler.Sample) string {
 	class := j.classify(s)
+	if class == unnamedRoot {
+		j.UnnamedRoot++
+		return ""
+	}
 	if class == "" {
 		j.NotJava++
 		return ""
@@ -101,6 +109,9 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 	}
 	if !ok {
 		return ""
+	}
+	if unnamedOutermost(s) {
+		return unnamedRoot
 	}
 	if j.known != nil {
 		for _, f := range s.Frames {
@@ -127,6 +138,24 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 	return walkclass.TruncatedShort
 }
 
+// unnamedRoot is classify's word for a sample it cannot judge (Judge.UnnamedRoot).
+const unnamedRoot = "\x00unnamed_root"
+
+// unnamedOutermost: the sample's outermost Java frame, counting the placeholder of a method
+// async-profiler could not name as one, is that placeholder.
+func unnamedOutermost(s *asyncprofiler.Sample) bool {
+	for i := len(s.Frames) - 1; i >= 0; i-- {
+		f := s.Frames[i]
+		if f.Class == "" && f.Name == asyncprofiler.StaleMethod {
+			return true
+		}
+		if f.Java() {
+			return false
+		}
+	}
+	return false
+}
+
 func (j *Judge) has(key string) bool {
 	_, ok := j.known[hiddenFree(key)]
 	return ok
@@ -144,6 +173,9 @@ func (j *Judge) Total() uint64 {
 // Summary is the notes a run reports: what was not judged and the invalid frames' methods.
 func (j *Judge) Summary(name string) []string {
 	notes := append([]string(nil), j.Notes...)
+	if j.UnnamedRoot > 0 {
+		notes = append(notes, fmt.Sprintf("%d samples whose outermost Java frame async-profiler could not name (%s: its class was unloaded before the recording was written): not judged", j.UnnamedRoot, asyncprofiler.StaleMethod))
+	}
 	if j.NotJava > 0 {
 		notes = append(notes, fmt.Sprintf("%d samples of threads not in Java (no Java frame, no failure frame): not judged", j.NotJava))
 	}

@@ -51,4 +51,12 @@ func TestJudge(t *testing.T) {
 		j := NewJudge(table, roots, 3)
 		assert.Equal(t, tc.want, j.Add(&asyncprofiler.Sample{Frames: tc.frames}), tc.name)
 	}
+	// async-profiler's placeholder for a method of an unloaded class: a Java frame of the walk.
+	stale := asyncprofiler.Frame{Name: asyncprofiler.StaleMethod, Type: "Native"}
+	j := NewJudge(table, roots, 8)
+	assert.Equal(t, walkclass.OK, j.Add(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{step, stale, run}}), "a placeholder between named frames")
+	assert.Equal(t, "", j.Add(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{step, stale, native}}), "a placeholder as the outermost Java frame")
+	assert.Equal(t, uint64(1), j.UnnamedRoot)
+	assert.Equal(t, uint64(0), j.NotJava)
+	assert.Contains(t, j.Summary("ap:vm")[0], "1 samples whose outermost Java frame")
 }
