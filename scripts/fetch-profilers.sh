@@ -69,9 +69,12 @@ fetch_jar() {
 }
 
 # async-profiler: 4.6 is the newest release Maven serves; 4.2 made cstack=vm the default on
-# HotSpot; 4.0 and 3.0 are the older releases for A/B (3.0 introduced cstack=vm).
+# HotSpot and fixed its walks at compiled methods' prologues and epilogues (async-profiler PR
+# #1449: 4.1 is the last release without the fix); 4.0 and 3.0 are the older releases for A/B
+# (3.0 introduced cstack=vm).
 fetch async-profiler 4.6 tools.profiler:async-profiler:4.6 linux-x64/libasyncProfiler.so
 fetch async-profiler 4.2 tools.profiler:async-profiler:4.2 linux-x64/libasyncProfiler.so
+fetch async-profiler 4.1 tools.profiler:async-profiler:4.1 linux-x64/libasyncProfiler.so
 fetch async-profiler 4.0 tools.profiler:async-profiler:4.0 linux-x64/libasyncProfiler.so
 fetch async-profiler 3.0 tools.profiler:async-profiler:3.0 linux-x64/libasyncProfiler.so
 # Datadog's java-profiler: 1.22.0 is the newest release Maven serves (its metadata's <release>).

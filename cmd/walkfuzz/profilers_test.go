@@ -151,3 +151,27 @@ func TestProfilerBadInput(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %s", stderr)
 	}
 }
+
+// A public defect of async-profiler's, caught on the same signal: releases before 4.2 could
+// not walk a sample in a compiled method's prologue or epilogue and ended it at `unknown`
+// (its issue #1444, fixed by PR #1449 in 4.2). On the calls workload 4.1 gave up on 7.7-8.3%
+// of joined signals whose stack our vmstructs walker completed from the very ucontext, 4.2
+// on 0.03-0.04% (corpus/walk-anomalies.md).
+func TestAsyncProfilerEpilogueDefectAcrossReleases(t *testing.T) {
+	for _, r := range []string{"4.1", "4.2"} {
+		if _, err := os.Stat(filepath.Join(asyncprofiler.CacheDir(), asyncprofiler.Profiler, r, asyncprofiler.LibraryName)); err != nil {
+			t.Skipf("async-profiler %s not fetched: run scripts/fetch-profilers.sh", r)
+		}
+	}
+	giveups := map[string]float64{}
+	for _, rel := range []string{"4.1", "4.2"} {
+		w := "ap@" + rel + ":vm"
+		r := runProfiler(t, "--walker", w, "--workload", "calls", "--seed", "0x5eed", "--threads", "2", "--jitter", "0",
+			"--perturb-registers", "0", "--read-fault-ppm", "0", "--remote-pct", "0", "--jvm-flags", "")
+		m := r.Differential[w+"~vmstructs"]
+		require.Greater(t, m["samples"], uint64(3000), "%s~vmstructs: %v", w, m)
+		giveups[rel] = float64(m["first_failed:unknown"]) / float64(m["samples"])
+	}
+	assert.Greater(t, giveups["4.1"], 0.03, "4.1's unknown where vmstructs completed, of joined pairs")
+	assert.Less(t, giveups["4.2"], 0.005, "4.2's")
+}

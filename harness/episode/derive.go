@@ -9,10 +9,11 @@ import (
 )
 
 // Builtin lists the built-in workloads the derivation chooses from.
-var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "exceptions", "jni", "gc", "loops", "threads", "mix", "vthreads"}
+var Builtin = []string{"recursion", "deopt", "classchurn", "lambdas", "stubs", "exceptions", "jni", "gc", "loops", "threads", "mix", "vthreads", "calls"}
 
 // drawnFirst are the workloads the first draw of Derive chooses from: those that existed when
-// the derivation was fixed. Later ones are drawn last (vthreads), so no seed's workload changed.
+// the derivation was fixed. Later ones are drawn last (vthreads, calls), so no seed's workload
+// changed but the few that draw a later one.
 var drawnFirst = Builtin[:11]
 
 // Apps lists the real-application workloads: Debian's Java packages (apps.jar), then those
@@ -167,12 +168,15 @@ func Derive(seed Seed, p Pins) Episode {
 	// Walks of another thread (remote-walk thread, the walked one parked in its handler): the
 	// share of signals, kept below only when a walker can walk remotely.
 	remotePct := []int{0, 5, 25, 100}[r.weighted(70, 10, 10, 10)]
+	calls := r.chance(5) // the calls workload in place of the one drawn above (not over vthreads)
 
 	// Pins override after all draws.
 	if p.Workload != "" {
 		e.Workload = p.Workload
 	} else if vthreads && (len(p.Workloads) == 0 || contains(p.Workloads, "vthreads")) {
 		e.Workload = "vthreads"
+	} else if calls && (len(p.Workloads) == 0 || contains(p.Workloads, "calls")) {
+		e.Workload = "calls"
 	}
 	if len(p.Walkers) > 0 {
 		e.Walkers = append([]string(nil), p.Walkers...)
@@ -318,6 +322,7 @@ var workloadClasses = map[string]string{
 	"stubs": "walkfuzz.workloads.Stubs*", "exceptions": "walkfuzz.workloads.Exceptions*",
 	"jni": "walkfuzz.workloads.Jni*", "gc": "walkfuzz.workloads.Gc*", "loops": "walkfuzz.workloads.Loops*",
 	"threads": "walkfuzz.workloads.Threads*", "mix": "walkfuzz.workloads.*", "vthreads": "walkfuzz.workloads.VThreads*",
+	"calls": "walkfuzz.workloads.Calls*",
 	// The Maven-Central apps: the library's hot core, where inlining decides the frame layout.
 	"dotty": "dotty.tools.dotc.core.*", "spark-als": "org.apache.spark.mllib.*", "spark-pagerank": "org.apache.spark.rdd.*",
 	"jython": "org.python.core.*", "groovy": "org.codehaus.groovy.vmplugin.v8.*",

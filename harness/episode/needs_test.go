@@ -22,7 +22,7 @@ var workloadClasses = map[string][]string{
 	"recursion": {"workloads.Recursion"}, "deopt": {"workloads.Deopt"}, "classchurn": {"workloads.ClassChurn"},
 	"lambdas": {"workloads.Lambdas"}, "stubs": {"workloads.Stubs"}, "exceptions": {"workloads.Exceptions"},
 	"jni": {"workloads.Jni"}, "gc": {"workloads.Gc"}, "loops": {"workloads.Loops"}, "threads": {"workloads.Threads"},
-	"vthreads": {"workloads.VThreads"}, "depths": {"workloads.Depths"}, "callchain": {"workloads.CallChain"},
+	"vthreads": {"workloads.VThreads"}, "calls": {"workloads.Calls"}, "depths": {"workloads.Depths"}, "callchain": {"workloads.CallChain"},
 	"mix": {"workloads.Mix"},
 	"h2":  {"apps.H2App"}, "xalan": {"apps.XalanApp"}, "lucene": {"apps.LuceneApp"}, "zxing": {"apps.ZxingApp"},
 	"batik": {"apps.BatikApp"}, "sunflow": {"apps.SunflowApp"}, "dotty": {"apps.DottyApp"},

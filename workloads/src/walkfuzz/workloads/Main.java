@@ -30,6 +30,12 @@ public final class Main {
     /** The BUILTIN entries that are test fixtures (harness/bench), never drawn by mix. */
     static final java.util.Set<String> FIXTURES = java.util.Set.of("depths", "callchain");
 
+    /**
+     * Built-in workloads added after mix's phase draws were fixed: mix never draws them, so a
+     * mix seed keeps its phases (campaigns draw them as workloads of their own).
+     */
+    static final java.util.Set<String> NOT_IN_MIX = java.util.Set.of("calls");
+
     static {
         BUILTIN.put("recursion", Recursion::new);
         BUILTIN.put("deopt", Deopt::new);
@@ -45,6 +51,7 @@ public final class Main {
         BUILTIN.put("depths", Depths::new);
         BUILTIN.put("callchain", CallChain::new);
         BUILTIN.put("vthreads", VThreads::new);
+        BUILTIN.put("calls", Calls::new);
     }
 
     /** Workers must have stopped this long after the deadline for the stop check to pass. */
