@@ -337,6 +337,13 @@ func VMCalled(m *methods.Method) bool {
 	return m.Name == "<init>" && throwableName(m.Internal)
 }
 
+// RunsVirtualThreads reports whether m is the carrier's frame that mounts and runs a virtual
+// thread (VirtualThread.runContinuation): JVMTI's trace of a thread with it on its stack
+// holds the carrier's own frames, never those of the virtual thread mounted on it.
+func RunsVirtualThreads(m *methods.Method) bool {
+	return m != nil && m.Internal == "java/lang/VirtualThread" && m.Name == "runContinuation"
+}
+
 // throwableName: the VM's own exceptions and errors are named so (java/lang/ArithmeticException,
 // java/lang/StackOverflowError, java/lang/Throwable); nothing else needs to be recognised.
 func throwableName(internal string) bool {

@@ -34,6 +34,13 @@ var vmEntries = []string{
 	"jdk/internal/vm/Continuation.enterSpecial",
 }
 
+// VirtualThreadEntry reports whether m is where a virtual thread's stack starts
+// (Continuation.enter, or enterSpecial below it): beneath it, on the same native stack, are
+// the frames of the carrier the virtual thread is mounted on.
+func VirtualThreadEntry(m *methods.Method) bool {
+	return m != nil && m.Internal == "jdk/internal/vm/Continuation" && (m.Name == "enter" || m.Name == "enterSpecial")
+}
+
 // NewRoots returns the built-in roots plus extra ones, each an exact pkg/Class.name(sig)
 // key or a pkg/Class.name prefix matching every signature. Dots in the class part are
 // accepted too (pkg.Class.name).

@@ -11,11 +11,19 @@
 // starting (the reference ends in no root, e.g. the main thread inside Main.<clinit> called
 // by the launcher) or moving between entries (the launcher's helpers, then main) is not
 // judged.
+//
+// Signals and references are per platform thread. On a carrier, JVMTI reports the carrier's
+// own frames (VirtualThread.runContinuation and below), never the mounted virtual thread's,
+// whichever virtual thread was mounted at the signal or is at the safepoint: a complete walk
+// still ends in the carrier's root, or at the virtual thread's entry (Continuation.enter:
+// skipped:mounted, not judged). A walk that stops inside the virtual thread's frames is
+// flagged and counted on_carrier, since its bottom cannot be found in such a reference.
 package oracle
 
 import (
 	"encoding/json"
 	"os"
+	"slices"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
@@ -27,8 +35,9 @@ import (
 // Classes per async walker: walkclass.OK, walkclass.MismatchBottom (root-most frames
 // differ), TruncatedShort (lost frames below: its bottom is higher up in the reference),
 // SkippedStarting (the reference ends in no thread root: nothing settled to compare),
-// SkippedEntry (both end in (different) roots: the thread moved between entries), and these
-// counts.
+// SkippedEntry (both end in (different) roots: the thread moved between entries),
+// SkippedMounted (the walk stopped at a mounted virtual thread's entry, the carrier's frames
+// below it left out), and these counts.
 const (
 	Compared = "compared"
 	// Confirmed: flagged walks (mismatch:bottom, truncated:short) where another walker's walk
@@ -39,7 +48,22 @@ const (
 	// method's bytecode (classify.VMCalled: linkCallSite, an implicit exception's
 	// constructor, loadClass, <clinit>): ASGCT ends its trace there, reported complete
 	// (docs/findings.md, "ASGCT stopping at lazily deoptimized callers and VM-initiated calls").
-	AtVMCall    = "at_vm_call"
+	AtVMCall = "at_vm_call"
+	// OnCarrier: flagged walks of a carrier thread (this reference or an earlier one of the
+	// thread ran a virtual thread: classify.RunsVirtualThreads). JVMTI gives a carrier's own
+	// frames, never those of the virtual thread mounted on it, so a walk that stopped inside
+	// the virtual thread's frames has its bottom nowhere in the reference (mismatch:bottom,
+	// not truncated:short). Still a real flag: a complete walk of a mounted virtual thread
+	// ends at its entry (Continuation.enter: skipped:mounted) or goes on into the carrier's
+	// frames to the reference's root (ok).
+	OnCarrier = "on_carrier"
+	// WitnessBelow: flagged walks another walker's walk of the same signal went on below: it
+	// holds the flagged walk's bottom frames, then more. The stack at the signal went deeper,
+	// so the flagged walker lost frames, whatever the reference shows.
+	WitnessBelow = "witness_below"
+	// NoWitness: flagged walks no other walker's walk of the same signal could confirm, since
+	// none returned frames (they all failed, or the walker ran alone).
+	NoWitness   = "no_witness"
 	AsyncFailed = "async_failed"     // the async walker returned no frames
 	RefFailed   = "reference_failed" // the reference could not be taken
 )
@@ -82,6 +106,22 @@ type Example struct {
 	Reference   []string `json:"reference_bottom"`
 	AsyncLen    int      `json:"async_len"`
 	RefLen      int      `json:"reference_len"`
+	// ReferenceTop is the reference's top frame: on a carrier, whether a virtual thread was
+	// mounted at the safepoint (Continuation.run) or the carrier ran its own frames.
+	ReferenceTop string `json:"reference_top"`
+	// SameSignal are the other walkers' walks of the same signal, what could confirm the flag.
+	SameSignal []Witness `json:"same_signal,omitempty"`
+	// Causes are the counts besides the class this flag adds to (at_vm_call, on_carrier,
+	// witness_below, no_witness).
+	Causes []string `json:"causes,omitempty"`
+}
+
+// Witness is another walker's walk of a flagged walk's signal: its result (frames, or its
+// negative code) and bottom frame.
+type Witness struct {
+	Walker string `json:"walker"`
+	Result int32  `json:"result"`
+	Bottom string `json:"bottom,omitempty"`
 }
 
 // Checker pairs async walks with reference records of the same (thread, signal).
@@ -96,6 +136,7 @@ type Checker struct {
 	Counts   map[string]map[string]uint64
 	Examples []Example
 	kept     map[string]int
+	carriers map[uint32]bool // threads seen running a virtual thread
 }
 
 // New returns nil when the run has no reference walker. isRoot tells a thread's entry
@@ -111,7 +152,7 @@ func New(walkers []string, tab *methods.Table, maxDepth int, isRoot func(id uint
 		return nil
 	}
 	return &Checker{walkers: walkers, ref: ref, maxDepth: maxDepth, tab: tab, isRoot: isRoot, recent: map[key][]walk{},
-		Counts: map[string]map[string]uint64{}, kept: map[string]int{}}
+		Counts: map[string]map[string]uint64{}, kept: map[string]int{}, carriers: map[uint32]bool{}}
 }
 
 // keep bounds memory: reference records arrive within milliseconds of their signal.
@@ -138,6 +179,9 @@ func (c *Checker) Add(r *samplelog.Record) {
 		c.recent[k] = append(c.recent[k], walk{r.Walker, r.Result, r.Frames, r})
 		return
 	}
+	if !c.carriers[r.Tid] && c.carrier(r.Frames) {
+		c.carriers[r.Tid] = true
+	}
 	walks := c.recent[k]
 	delete(c.recent, k)
 	defer release(walks)
@@ -158,13 +202,32 @@ func (c *Checker) Add(r *samplelog.Record) {
 		if by >= 0 {
 			m[Confirmed]++
 		}
+		witnesses := c.witnesses(w, walks)
+		var causes []string
 		if classify.VMCalled(c.tab.Get(w.frames[len(w.frames)-1].Method)) {
-			m[AtVMCall]++
+			causes = append(causes, AtVMCall)
 		}
-		if c.kept[name+class] < keptExamples {
-			c.kept[name+class]++
+		if c.carriers[r.Tid] {
+			causes = append(causes, OnCarrier)
+		}
+		if below(w, walks) {
+			causes = append(causes, WitnessBelow)
+		}
+		if !slices.ContainsFunc(witnesses, func(o Witness) bool { return o.Result > 0 }) {
+			causes = append(causes, NoWitness)
+		}
+		for _, k := range causes {
+			m[k]++
+		}
+		limit, slot := keptConfirmed, name+class+"/confirmed"
+		if by < 0 {
+			limit, slot = keptUnconfirmed, name+class
+		}
+		if c.kept[slot] < limit {
+			c.kept[slot]++
 			e := Example{Walker: name, Class: class, Tid: r.Tid, Sample: r.Sample,
-				Async: c.render(w.frames), Reference: c.render(r.Frames), AsyncLen: len(w.frames), RefLen: len(r.Frames)}
+				Async: c.render(w.frames), Reference: c.render(r.Frames), AsyncLen: len(w.frames), RefLen: len(r.Frames),
+				ReferenceTop: classify.RenderFrame(&r.Frames[0], c.tab), SameSignal: witnesses, Causes: causes}
 			if by >= 0 {
 				e.ConfirmedBy = c.walkers[by]
 			}
@@ -173,8 +236,13 @@ func (c *Checker) Add(r *samplelog.Record) {
 	}
 }
 
-// keptExamples: flagged walks kept per walker and class, enough to sort a run's flags by cause.
-const keptExamples = 20
+// Flagged walks kept per walker and class: a few confirmed ones show the walker's cause;
+// every unconfirmed one is kept up to a bound (they are rare, and each must be sorted by
+// cause: a walker's defect, or a reference that describes something else).
+const (
+	keptConfirmed   = 20
+	keptUnconfirmed = 1000
+)
 
 // confirmedBy is the index of another walker whose walk of the same signal (walks) ended in
 // the reference's root, or -1.
@@ -200,6 +268,58 @@ func confirmedBy(w walk, walks []walk, ref *samplelog.Record) int {
 	return -1
 }
 
+// matched is how many root-most frames of a flagged walk another walk must hold, in order,
+// before its deeper frames count: one frame alone may be a recursive method's other call.
+const matched = 3
+
+// below: another walk of w's signal holds w's root-most frames (up to matched) and frames
+// below them.
+func below(w walk, walks []walk) bool {
+	n := min(matched, len(w.frames))
+	tail := w.frames[len(w.frames)-n:]
+	for _, o := range walks {
+		if o.walker == w.walker || o.result <= 0 {
+			continue
+		}
+		for i := n - 1; i < len(o.frames)-1; i++ {
+			if sameMethods(o.frames[i-n+1:i+1], tail) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sameMethods(a, b []samplelog.Frame) bool {
+	return slices.EqualFunc(a, b, func(x, y samplelog.Frame) bool { return x.Method == y.Method })
+}
+
+// witnesses are the walks of w's signal by the other walkers.
+func (c *Checker) witnesses(w walk, walks []walk) []Witness {
+	var out []Witness
+	for _, o := range walks {
+		if o.walker == w.walker {
+			continue
+		}
+		x := Witness{Walker: c.walkers[o.walker], Result: o.result}
+		if o.result > 0 && len(o.frames) > 0 {
+			x.Bottom = classify.RenderFrame(&o.frames[len(o.frames)-1], c.tab)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// carrier: the reference was taken of a carrier thread (it runs virtual threads).
+func (c *Checker) carrier(ref []samplelog.Frame) bool {
+	for i := range ref {
+		if classify.RunsVirtualThreads(c.tab.Get(ref[i].Method)) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *Checker) compare(w walk, ref *samplelog.Record) string {
 	switch {
 	case ref.Result <= 0:
@@ -216,6 +336,8 @@ func (c *Checker) compare(w walk, ref *samplelog.Record) string {
 		return walkclass.SkippedStarting
 	case ab == rb:
 		return walkclass.OK
+	case classify.VirtualThreadEntry(c.tab.Get(ab)):
+		return walkclass.SkippedMounted
 	case c.isRoot(ab):
 		return walkclass.SkippedEntry
 	}

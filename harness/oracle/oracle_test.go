@@ -101,3 +101,112 @@ func TestFlagAtVMCall(t *testing.T) {
 	assert.Equal(t, uint64(2), m[walkclass.TruncatedShort])
 	assert.Equal(t, uint64(1), m[AtVMCall])
 }
+
+// A carrier's reference holds its own frames (VirtualThread.runContinuation and below),
+// never those of the virtual thread mounted on it: a walk that stopped inside the virtual
+// thread's frames is flagged and counted on_carrier; a walk that went on to the carrier's
+// root is ok, one that ended at the virtual thread's entry is skipped:mounted.
+func TestCarrierReference(t *testing.T) {
+	tab := methods.New()
+	require.Positive(t, tab.Parse([]byte(
+		"M\t0x20\tLjava/lang/VirtualThread;\trunContinuation\t()V\t1\t-\n"+
+			"M\t0x21\tLjdk/internal/vm/Continuation;\trun\t()V\t1\t-\n"+
+			"M\t0x22\tLjdk/internal/vm/Continuation;\tenter\t(Ljdk/internal/vm/Continuation;Z)V\t1\ts\n")))
+	// 5: ForkJoinWorkerThread.run (the carrier's root), 0x22: Continuation.enter (the virtual
+	// thread's), 50: main, 1-3: the virtual thread's frames, 4: ForkJoinPool.runWorker.
+	roots := func(id uint64) bool { return isRoot(id) || id == 0x22 }
+	c := New([]string{"vmstructs", "asgct", "reference"}, tab, 2048, roots)
+	c.Add(rec(0, 1, 1, 2, 3)) // stopped inside the virtual thread's frames
+	c.Add(rec(1, 1))          // asgct failed: nothing can confirm it
+	c.Add(rec(2, 1, 0x21, 0x20, 4, 5))
+	c.Add(rec(0, 2, 1, 2, 3, 0x22, 0x21, 0x20, 4, 5)) // on through the continuation
+	c.Add(rec(2, 2, 0x21, 0x20, 4, 5))
+	c.Add(rec(0, 3, 1, 2, 3, 0x22)) // at the virtual thread's entry
+	c.Add(rec(2, 3, 0x21, 0x20, 4, 5))
+	c.Add(rec(0, 4, 1, 2, 3)) // stopped inside: asgct went on to the carrier's root
+	c.Add(rec(1, 4, 1, 2, 3, 0x22, 0x21, 0x20, 4, 5))
+	c.Add(rec(2, 4, 0x21, 0x20, 4, 5))
+	// The carrier ran its own frames at the safepoint; asgct stopped at the same frame.
+	c.Add(rec(0, 5, 1, 2, 8))
+	c.Add(rec(1, 5, 1, 2, 8))
+	c.Add(rec(2, 5, 1, 2, 4, 5))
+	c.Add(rec(0, 6, 1, 50)) // a root that is no virtual thread's entry: the thread moved
+	c.Add(rec(2, 6, 1, 5))
+	other := rec(0, 7, 1, 2, 8) // another thread, never seen running a virtual thread
+	other.Tid = 4
+	c.Add(other)
+	ref := rec(2, 7, 1, 2, 4, 5)
+	ref.Tid = 4
+	c.Add(ref)
+	m := c.Counts["vmstructs"]
+	assert.Equal(t, uint64(1), m[walkclass.OK])
+	assert.Equal(t, uint64(1), m[walkclass.SkippedMounted])
+	assert.Equal(t, uint64(1), m[walkclass.SkippedEntry])
+	assert.Equal(t, uint64(4), m[walkclass.MismatchBottom])
+	assert.Equal(t, uint64(3), m[OnCarrier])
+	assert.Equal(t, uint64(2), m[NoWitness])
+	assert.Equal(t, uint64(1), m[WitnessBelow])
+	assert.Equal(t, uint64(1), m[Confirmed])
+	require.Len(t, c.Examples, 5) // and asgct's walk of signal 5
+	assert.Equal(t, []string{OnCarrier, NoWitness}, c.Examples[0].Causes)
+	assert.Equal(t, []Witness{{Walker: "asgct", Result: -5}}, c.Examples[0].SameSignal)
+	assert.Contains(t, c.Examples[0].ReferenceTop, "Continuation.run")
+	assert.Equal(t, []string{OnCarrier, WitnessBelow}, c.Examples[1].Causes)
+	assert.Equal(t, "asgct", c.Examples[1].ConfirmedBy)
+	assert.Equal(t, []string{OnCarrier}, c.Examples[2].Causes) // asgct walked, and lost the same frames
+	assert.NotEmpty(t, c.Examples[2].SameSignal[0].Bottom)
+	assert.Equal(t, []string{NoWitness}, c.Examples[4].Causes)
+}
+
+// A flagged walk is witnessed below when another walk of the signal holds its root-most
+// frames and more under them; holding the bottom method alone (another call of a recursive
+// method) is not enough.
+func TestWitnessBelow(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		flagged []uint64
+		other   []uint64
+		want    bool
+	}{
+		{"went on below", []uint64{1, 2, 3}, []uint64{1, 2, 3, 4, 6}, true},
+		{"went on below, deeper recursion", []uint64{2, 3, 2, 3}, []uint64{2, 3, 2, 3, 2, 3, 6}, true},
+		{"stopped at the same frame", []uint64{1, 2, 3}, []uint64{9, 2, 3}, false},
+		{"the bottom method only, elsewhere", []uint64{1, 2, 3}, []uint64{1, 8, 3, 4, 6}, false},
+		{"the other walk failed", []uint64{1, 2, 3}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New([]string{"vmstructs", "asgct", "reference"}, nil, 2048, isRoot)
+			c.Add(rec(0, 1, tc.flagged...))
+			c.Add(rec(1, 1, tc.other...))
+			c.Add(rec(2, 1, 1, 2, 3, 4, 7, 5))
+			m := c.Counts["vmstructs"]
+			require.Equal(t, uint64(1), m[walkclass.MismatchBottom]+m[walkclass.TruncatedShort])
+			assert.Equal(t, tc.want, m[WitnessBelow] == 1)
+		})
+	}
+}
+
+// Unconfirmed flags are each kept as an example (up to keptUnconfirmed): every one must be
+// sorted by cause. Confirmed ones are capped lower: a few show the walker's cause.
+func TestEveryUnconfirmedFlagKept(t *testing.T) {
+	c := New([]string{"vmstructs", "asgct", "reference"}, nil, 2048, isRoot)
+	const n = keptConfirmed + 10
+	for i := uint64(0); i < 2*n; i += 2 {
+		c.Add(rec(0, i, 1, 2)) // unconfirmed
+		c.Add(rec(2, i, 1, 2, 4, 5))
+		c.Add(rec(0, i+1, 1, 2)) // confirmed by asgct
+		c.Add(rec(1, i+1, 1, 2, 4, 5))
+		c.Add(rec(2, i+1, 1, 2, 4, 5))
+	}
+	var confirmed, unconfirmed int
+	for _, e := range c.Examples {
+		if e.ConfirmedBy != "" {
+			confirmed++
+		} else {
+			unconfirmed++
+		}
+	}
+	assert.Equal(t, keptConfirmed, confirmed)
+	assert.Equal(t, n, unconfirmed)
+	assert.Equal(t, uint64(2*n), c.Counts["vmstructs"][walkclass.TruncatedShort])
+}

@@ -49,6 +49,10 @@ const (
 	MismatchBottom  = "mismatch:bottom"  // the root-most frames differ
 	SkippedStarting = "skipped:starting" // the reference ends in no thread root: nothing settled to compare
 	SkippedEntry    = "skipped:entry"    // both end in (different) roots: the thread moved between entries
+	// SkippedMounted: the walk ended at a mounted virtual thread's entry (Continuation.enter),
+	// the reference (of its carrier) in the carrier's root: the frames below are the
+	// carrier's, which the walker left out.
+	SkippedMounted = "skipped:mounted"
 )
 
 // Judgements of a walk that ended in an error code, by another walk of the same signal
