@@ -293,3 +293,11 @@ func TestBorrowTypes(t *testing.T) {
 	borrowTypes(ws)
 	assert.Equal(t, asgct.Frames, ws[0].Frames, "no typed walk names the same methods: no types")
 }
+
+// JDK 11's VM-anonymous classes carry a decimal identity hash in JVMTI's name that ddprof's
+// recording leaves out: the same method on both sides.
+func TestAnonymousClassKey(t *testing.T) {
+	assert.Equal(t, methodKey("java/lang/invoke/LambdaForm$MH", "invoke", "(I)I"), methodKey("java/lang/invoke/LambdaForm$MH/2143192188", "invoke", "(I)I"))
+	assert.Equal(t, "w/Main$$Lambda$4.run()V", methodKey("w/Main$$Lambda$4/1618212626", "run", "()V"))
+	assert.NotEqual(t, methodKey("w/A$$Lambda.0x0000000801001a00", "run", "()V"), methodKey("w/A$$Lambda.0x0000000801001c00", "run", "()V"), "JDK 21's hidden classes keep their address")
+}

@@ -40,7 +40,13 @@ func (n *Names) Key(id uint32) string { return n.keys[id] }
 // classes of one outer class on JDK 21+, which spells them Foo$$Lambda.0x... with no counter.
 var hiddenSuffix = regexp.MustCompile(`[./+](0x[0-9a-f]+)`)
 
+// anonSuffix is a VM-anonymous class's identity hash, the suffix JDK 14 and older give it
+// (LambdaForm$MH/2143192188, Foo$$Lambda$4/1618212626 in JVMTI's name); ddprof's recording
+// leaves it out, so neither side keeps it.
+var anonSuffix = regexp.MustCompile(`/[0-9]+$`)
+
 func methodKey(internalClass, name, desc string) string {
+	internalClass = anonSuffix.ReplaceAllString(internalClass, "")
 	if strings.Contains(internalClass, "0x") {
 		internalClass = hiddenSuffix.ReplaceAllString(internalClass, ".$1")
 	}

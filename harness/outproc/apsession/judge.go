@@ -2,6 +2,7 @@ package apsession
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -70,8 +71,12 @@ func NewJudge(methodTable, rootsFile string, depth int) *Judge {
 
 // hiddenFree drops a hidden class's address suffix, which JVMTI and JFR spell differently
 // (Foo$$Lambda+0x0000.../Foo$$Lambda.0x0000..., LambdaForm$MH/0x...): two hidden classes of one
-// name are told apart by neither, so the name up to the suffix is what is checked.
+// name are told apart by neither, so the name up to the suffix is what is checked. A VM-
+// anonymous class of JDK 14 and older carries its identity hash in decimal instead
+// (LambdaForm$MH/2143192188, Foo$$Lambda$4/1618212626 in JVMTI's name), which ddprof's
+// recording leaves out: dropped too.
 func hiddenFree(key string) string {
+	key = anonSuffix.ReplaceAllString(key, "$1")
 	for _, sep := range []string{"+0x", ".0x", "/0x"} {
 		if i := strings.Index(key, sep); i >= 0 {
 			rest := key[i+len(sep):]
@@ -83,6 +88,9 @@ func hiddenFree(key string) string {
 	}
 	return key
 }
+
+// anonSuffix is a VM-anonymous class's decimal suffix, before the method's name.
+var anonSuffix = regexp.MustCompile(`/[0-9]+(\.[^./]+\()`)
 
 // Add judges one sample; it returns its class, "" for a sample of no Java walk.
 func (j *Judge) Add(s *asyncprofiler.Sample) string {

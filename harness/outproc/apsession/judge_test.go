@@ -60,3 +60,10 @@ func TestJudge(t *testing.T) {
 	assert.Equal(t, uint64(0), j.NotJava)
 	assert.Contains(t, j.Summary("ap:vm")[0], "1 samples whose outermost Java frame")
 }
+
+func TestHiddenFree(t *testing.T) {
+	assert.Equal(t, "java/lang/invoke/LambdaForm$MH.invoke(I)I", hiddenFree("java/lang/invoke/LambdaForm$MH/2143192188.invoke(I)I"))
+	assert.Equal(t, "w/Main$$Lambda$4.run()V", hiddenFree("w/Main$$Lambda$4/1618212626.run()V"))
+	assert.Equal(t, "w/Main$$Lambda.run()V", hiddenFree("w/Main$$Lambda.0x0000000801001a00.run()V"))
+	assert.Equal(t, "w/V2.run(Ljava/util/List;)V", hiddenFree("w/V2.run(Ljava/util/List;)V"), "a class named with digits is not a suffix")
+}
