@@ -16,9 +16,12 @@ import (
 
 // Reasons a walk is invalid (the first bad frame decides), the keys of Summary.Invalid.
 const (
-	ReasonUnresolved  = "unresolved_method" // method id not in the method table
-	ReasonBciRange    = "bci_out_of_range"  // bci past the method's last bytecode
-	ReasonBciNegative = "negative_bci"      // bci < 0 on a non-native method
+	// Method id not in the method table: a jmethodID the agent never wrote, a raw Method*
+	// (vmstructs) of a method that had a jmethodID, or a null id outside the window in which
+	// a method may have had none (methods.Table.Nameless; inside it the walk is unnamed).
+	ReasonUnresolved  = "unresolved_method"
+	ReasonBciRange    = "bci_out_of_range" // bci past the method's last bytecode
+	ReasonBciNegative = "negative_bci"     // bci < 0 on a non-native method
 	// bci -1 on a compiled or unknown-tier frame: kept apart to learn whether walkers
 	// report it for frames whose pc has no debug info.
 	ReasonBciMinusOne = "bci_-1_compiled"
@@ -162,6 +165,7 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 	// checking each was the largest share of the harness's CPU at 100 us on recursion.
 	var passed [memoSlots]passedFrame
 	next := 0
+	unnamed := false
 	for i := range r.Frames {
 		f := &r.Frames[i]
 		switch f.Type {
@@ -184,6 +188,13 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			}
 		}
 		m := tab.Get(f.Method)
+		if m == nil && f.Method == 0 && tab.Nameless(r.TsNs) {
+			// A method with no jmethodID yet (walkclass.Unnamed): the frame is unnamed, not
+			// wrong; its neighbours are judged as beside any frame of unknown method.
+			unnamed = true
+			callee, above = nil, nil
+			continue
+		}
 		if m == nil {
 			unresolved = append(unresolved, f.Method)
 			if reason == "" {
@@ -217,6 +228,8 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 		return walkclass.Invalid, reason, unresolved
 	case r.Flags&samplelog.FlagBiased != 0:
 		return walkclass.Biased, "", nil
+	case unnamed:
+		return walkclass.Unnamed, "", nil
 	case bottom >= 0 && c.root(r.Frames[bottom].Method):
 		return walkclass.OK, "", nil
 	case bottom < 0 && len(r.Frames) > 0 && r.Frames[len(r.Frames)-1].Type == samplelog.FrameCPP:

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -327,4 +328,66 @@ func TestPerturbedWalksCountedApart(t *testing.T) {
 	assert.Equal(t, uint64(1), s.Classes[walkclass.OK])
 	assert.Zero(t, s.Classes[walkclass.TruncatedShort])
 	assert.Equal(t, map[string]uint64{walkclass.TruncatedShort: 1, "error:break_compiled": 1}, s.Perturbed)
+}
+
+// TestNullMethodIDs: a Java frame with a null method id is what AsyncGetCallTrace returns for
+// a method with no jmethodID yet (JDK 21+ posts no ClassPrepare for a class loaded on a
+// virtual thread; the agent's sweep creates its ids later, an S line). A walk taken inside
+// such a window whose other frames pass is unnamed; outside one, or with no sweep at all, a
+// null id is unresolved: invalid. A raw Method* of a swept method is that method.
+func TestNullMethodIDs(t *testing.T) {
+	const (
+		sweepStart = uint64(50_000_000_000)
+		sweepEnd   = sweepStart + 3_000_000
+		latePtr    = 0x7f0000001000 // app.Late.run()V's Method*: the sweep wrote its class
+	)
+	withSweep := func() Config {
+		cfg := testConfig()
+		cfg.Methods.Parse([]byte(fmt.Sprintf("M\t0x200\tLapp/Late;\trun\t()V\t30\tw\t%#x\nS\t%d\t%d\n", latePtr, sweepStart, sweepEnd)))
+		return cfg
+	}
+	tests := []struct {
+		name   string
+		cfg    func() Config
+		ts     uint64
+		frames []samplelog.Frame
+		class  string
+		reason string
+	}{
+		{name: "null id before a sweep's end", cfg: withSweep, ts: sweepEnd - 1,
+			frames: []samplelog.Frame{f(recurse, 3), f(0, 12), f(threadRun, 11)}, class: walkclass.Unnamed},
+		{name: "null id on top, walk short", cfg: withSweep, ts: sweepStart,
+			frames: []samplelog.Frame{f(0, 12), f(taskRun, 1)}, class: walkclass.Unnamed},
+		{name: "null id after the sweep's end", cfg: withSweep, ts: sweepEnd + 1,
+			frames: []samplelog.Frame{f(recurse, 3), f(0, 12), f(threadRun, 11)}, class: walkclass.Invalid, reason: ReasonUnresolved},
+		{name: "null id long before the sweep", cfg: withSweep, ts: sweepStart - methods.SweepLead - 1,
+			frames: []samplelog.Frame{f(recurse, 3), f(0, 12), f(threadRun, 11)}, class: walkclass.Invalid, reason: ReasonUnresolved},
+		{name: "null id, no sweep wrote a class", cfg: testConfig, ts: sweepStart,
+			frames: []samplelog.Frame{f(recurse, 3), f(0, 12), f(threadRun, 11)}, class: walkclass.Invalid, reason: ReasonUnresolved},
+		{name: "null id does not excuse an unknown id", cfg: withSweep, ts: sweepStart,
+			frames: []samplelog.Frame{f(0, 3), f(unknownID, 12), f(threadRun, 11)}, class: walkclass.Invalid, reason: ReasonUnresolved},
+		{name: "null id does not excuse a bad bci", cfg: withSweep, ts: sweepStart,
+			frames: []samplelog.Frame{f(0, 3), f(recurse, 21), f(threadRun, 11)}, class: walkclass.Invalid, reason: ReasonBciRange},
+		{name: "raw Method* of a swept method", cfg: withSweep, ts: sweepEnd + 1,
+			frames: []samplelog.Frame{f(latePtr|methods.RawMethodBit, 12), f(threadRun, 11)}, class: walkclass.OK},
+		{name: "raw Method* of a swept method, bci checked", cfg: withSweep, ts: sweepEnd + 1,
+			frames: []samplelog.Frame{f(latePtr|methods.RawMethodBit, 31), f(threadRun, 11)}, class: walkclass.Invalid, reason: ReasonBciRange},
+		{name: "raw Method* no table line carried", cfg: withSweep, ts: sweepStart,
+			frames: []samplelog.Frame{f(0x7f0000002000|methods.RawMethodBit, 12), f(threadRun, 11)}, class: walkclass.Invalid, reason: ReasonUnresolved},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(tt.cfg())
+			r := &samplelog.Record{TsNs: tt.ts, Result: int32(len(tt.frames)), Frames: tt.frames}
+			class, reason := c.Classify(r)
+			assert.Equal(t, tt.class, class)
+			assert.Equal(t, tt.reason, reason)
+			assert.Equal(t, tt.class, c.Add(r))
+			s := c.Summaries()["asgct"]
+			assert.Equal(t, uint64(1), s.Classes[tt.class])
+			if tt.class != walkclass.Invalid {
+				assert.Zero(t, s.UnresolvedFrames, "an unnamed or resolved frame is not counted unresolved")
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Method is one line of the table.
@@ -22,8 +23,15 @@ type Method struct {
 	MaxBci      int32  // last valid bytecode index; -1 when unknown (native, abstract)
 	Native      bool
 	Static      bool
-	ThreadClass bool  // declared by java.lang.Thread or a subclass
-	Code        *Code // its bytecode, when the agent could write it (nil for native, abstract)
+	ThreadClass bool // declared by java.lang.Thread or a subclass
+	// Swept: the agent's sweep wrote the method's class (flag w), no ClassPrepare announced
+	// it: JDK 21+ posts none for a class loaded on a virtual thread. Its jmethodIDs were
+	// created by that write, so a walk taken before it could not name the method by one.
+	Swept bool
+	// MethodPtr: the HotSpot Method* the jmethodID pointed at when the line was written (0
+	// from an agent that did not write it).
+	MethodPtr uint64
+	Code      *Code // its bytecode, when the agent could write it (nil for native, abstract)
 	// Earlier: the bytecode of versions before a redefinition listed the method again under
 	// the same id (MaxBci is then the largest over all versions).
 	Earlier []*Code
@@ -62,10 +70,13 @@ func humanName(internal string) string {
 // Table maps jmethodIDs to methods. It is not safe for concurrent use; a nil *Table is an
 // empty one.
 type Table struct {
-	path      string
-	offset    int64 // bytes of complete lines consumed so far
-	byID      map[uint64]*Method
-	mains     map[string]bool // internal names of classes declaring static main(String[])
+	path   string
+	offset int64 // bytes of complete lines consumed so far
+	byID   map[uint64]*Method
+	mains  map[string]bool // internal names of classes declaring static main(String[])
+	// byPtr: Method* -> jmethodID, for the swept methods only (RawMethodBit).
+	byPtr     map[uint64]uint64
+	sweeps    []Sweep // the agent's sweeps that wrote classes, in the order written
 	malformed int
 	// cache is a direct-mapped cache in front of byID for Get: the classifier looks up every
 	// frame of every walk (2048 per walk on recursion) and consecutive walks repeat their
@@ -84,7 +95,14 @@ type cached struct {
 func slot(id uint64) uint64 { return (id>>3 ^ id>>15) & (cacheSlots - 1) }
 
 // New returns an empty table (not backed by a file) for callers that add methods themselves.
-func New() *Table { return &Table{byID: make(map[uint64]*Method), mains: make(map[string]bool)} }
+func New() *Table {
+	return &Table{byID: make(map[uint64]*Method), mains: make(map[string]bool), byPtr: make(map[uint64]uint64)}
+}
+
+// RawMethodBit marks a frame's method as a raw HotSpot Method*, not a jmethodID: the vmstructs
+// walker's VS_RAW_METHOD_BIT (walkers/vmstructs/vmstructs.h), for a method with no jmethodID
+// at the walk (user-space pointers on x86_64 never have bit 63 set).
+const RawMethodBit = uint64(1) << 63
 
 // Load reads the method table at path. A missing file is an empty table (the agent may
 // not have started); Refresh picks the file up later.
@@ -118,6 +136,7 @@ func (t *Table) Refresh() error {
 	}
 	if st.Size() < t.offset { // rewritten from scratch: start over
 		t.byID, t.mains, t.offset, t.malformed = make(map[uint64]*Method), make(map[string]bool), 0, 0
+		t.byPtr, t.sweeps = make(map[uint64]uint64), nil
 		t.cache = [cacheSlots]cached{}
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, t.offset, st.Size()-t.offset))
@@ -153,6 +172,14 @@ func (t *Table) Parse(data []byte) int {
 			}
 			continue
 		}
+		if strings.HasPrefix(line, "S\t") {
+			if sw, err := parseSweep(line); err == nil {
+				t.sweeps = append(t.sweeps, sw)
+			} else {
+				t.malformed++
+			}
+			continue
+		}
 		m, err := ParseLine(line)
 		if err != nil {
 			t.malformed++
@@ -162,6 +189,47 @@ func (t *Table) Parse(data []byte) int {
 	}
 }
 
+// Sweep is one of the agent's sweeps that wrote classes no ClassPrepare announced (an S
+// line: S <tab> start <tab> end, CLOCK_MONOTONIC ns as the walks' timestamps). The methods it
+// wrote got their jmethodIDs during it.
+type Sweep struct{ Start, End uint64 }
+
+func parseSweep(line string) (Sweep, error) {
+	f := strings.Split(line, "\t")
+	if len(f) != 3 {
+		return Sweep{}, fmt.Errorf("sweep line %q: want S, start, end", line)
+	}
+	start, err1 := strconv.ParseUint(f[1], 10, 64)
+	end, err2 := strconv.ParseUint(f[2], 10, 64)
+	if err1 != nil || err2 != nil || end < start {
+		return Sweep{}, fmt.Errorf("sweep line %q: want start <= end, decimal ns", line)
+	}
+	return Sweep{start, end}, nil
+}
+
+// SweepLead: how long before a sweep's start a class it wrote may have been loaded. The
+// sweep runs every 250 ms and finds a class loaded since the previous one; a class not yet
+// prepared then waits for the next, and a busy service thread runs late.
+const SweepLead = uint64(time.Second)
+
+// Nameless reports whether a walk taken at ts (CLOCK_MONOTONIC ns) may hold a Java frame
+// whose method had no jmethodID at all, which a walker can only report as a null id
+// (AsyncGetCallTrace looks ids up and never creates one): a sweep that wrote classes ended
+// after ts and began at most SweepLead after it. Outside such a window every executing
+// method had its jmethodID (ClassPrepare's listing created them before any of the class's
+// code ran), and a null id is a walker's error.
+func (t *Table) Nameless(ts uint64) bool {
+	if t == nil {
+		return false
+	}
+	for _, s := range t.sweeps {
+		if ts <= s.End && ts+SweepLead >= s.Start {
+			return true
+		}
+	}
+	return false
+}
+
 // Add puts m in the table. A later line for the same id and the same method is another
 // version of it (the agent lists a redefined class again): its bytecode joins the earlier
 // ones and MaxBci covers all. A later line naming another method replaces the entry.
@@ -169,6 +237,7 @@ func (t *Table) Add(m Method) {
 	if old := t.byID[m.ID]; old != nil && old.Internal == m.Internal && old.Name == m.Name && old.Sig == m.Sig {
 		m.MaxBci = max(m.MaxBci, old.MaxBci)
 		m.Earlier = old.Earlier
+		m.Swept = m.Swept || old.Swept // a swept class listed again (redefined, or raced by its ClassPrepare)
 		if old.Code != nil && !slices.ContainsFunc(m.Earlier, func(c *Code) bool { return bytes.Equal(c.Bytes, old.Code.Bytes) }) {
 			m.Earlier = append(m.Earlier, old.Code)
 		}
@@ -176,6 +245,13 @@ func (t *Table) Add(m Method) {
 	t.byID[m.ID] = &m
 	if c := &t.cache[slot(m.ID)]; c.id == m.ID {
 		*c = cached{}
+	}
+	if m.Swept && m.MethodPtr != 0 {
+		raw := m.MethodPtr | RawMethodBit
+		t.byPtr[m.MethodPtr] = m.ID
+		if c := &t.cache[slot(raw)]; c.id == raw {
+			*c = cached{}
+		}
 	}
 	if m.IsMain() {
 		t.mains[m.internal()] = true
@@ -199,13 +275,17 @@ func (t *Table) Lookup(id uint64) (Method, bool) {
 	if t == nil {
 		return Method{}, false
 	}
-	if m, ok := t.byID[id]; ok {
+	if m := t.Get(id); m != nil {
 		return *m, true
 	}
 	return Method{}, false
 }
 
-// Get is Lookup without the copy, for hot loops; the result must not be modified.
+// Get is Lookup without the copy, for hot loops; the result must not be modified. A raw
+// Method* (RawMethodBit) names the method whose jmethodID pointed at it when a sweep wrote
+// it: a walk taken before the sweep had no jmethodID for it to report. A raw Method* of any
+// other method stays unknown: a method ClassPrepare announced had its jmethodID before its
+// first bytecode ran, so a walker that reports it raw lost an id that existed.
 func (t *Table) Get(id uint64) *Method {
 	if t == nil {
 		return nil
@@ -215,6 +295,9 @@ func (t *Table) Get(id uint64) *Method {
 		return c.m
 	}
 	m := t.byID[id]
+	if m == nil && id&RawMethodBit != 0 {
+		m = t.byID[t.byPtr[id&^RawMethodBit]]
+	}
 	if m != nil {
 		*c = cached{id, m}
 	}
@@ -245,11 +328,20 @@ func (t *Table) Len() int {
 func (t *Table) Malformed() int { return t.malformed }
 
 // ParseLine parses one line (without its newline):
-// M <tab> 0xID <tab> Lpkg/Class; <tab> name <tab> (sig)R <tab> maxbci <tab> flags
+// M <tab> 0xID <tab> Lpkg/Class; <tab> name <tab> (sig)R <tab> maxbci <tab> flags [<tab> 0xMethod*]
 func ParseLine(line string) (Method, error) {
 	f := strings.Split(line, "\t")
-	if len(f) != 7 || f[0] != "M" {
-		return Method{}, fmt.Errorf("method line %q: want 7 tab-separated fields starting with M", line)
+	if (len(f) != 7 && len(f) != 8) || f[0] != "M" {
+		return Method{}, fmt.Errorf("method line %q: want 7 tab-separated fields (8 with the Method*) starting with M", line)
+	}
+	var ptr uint64
+	if len(f) == 8 {
+		hex, ok := strings.CutPrefix(f[7], "0x")
+		p, err := strconv.ParseUint(hex, 16, 64)
+		if !ok || err != nil || p&RawMethodBit != 0 {
+			return Method{}, fmt.Errorf("method line %q: Method* %q is not 0x hex below bit 63", line, f[7])
+		}
+		ptr = p
 	}
 	hex, ok := strings.CutPrefix(f[1], "0x")
 	if !ok {
@@ -277,6 +369,8 @@ func ParseLine(line string) (Method, error) {
 		Native:      strings.ContainsRune(f[6], 'n'),
 		Static:      strings.ContainsRune(f[6], 's'),
 		ThreadClass: strings.ContainsRune(f[6], 't'),
+		Swept:       strings.ContainsRune(f[6], 'w'),
+		MethodPtr:   ptr,
 	}
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,15 @@ func TestParseLine(t *testing.T) {
 			want: Method{ID: 0x50, Class: "Foo", Internal: "Foo", Name: "<init>", Sig: "()V", MaxBci: 4},
 			str:  "Foo.<init>()V", key: "Foo.<init>()V",
 		},
+		{
+			line: "M\t0x60\tLjava/util/concurrent/FutureTask;\trun\t()V\t125\tw\t0x7fdfcc66c7d0", // swept, with its Method*
+			want: Method{ID: 0x60, Class: "java.util.concurrent.FutureTask", Internal: "java/util/concurrent/FutureTask", Name: "run", Sig: "()V", MaxBci: 125, Swept: true, MethodPtr: 0x7fdfcc66c7d0},
+			str:  "java.util.concurrent.FutureTask.run()V", key: "java/util/concurrent/FutureTask.run()V",
+		},
 		{line: "M\t0x10\tLFoo;\tbar\t()V\t1", errMsg: "7 tab-separated"},
+		{line: "M\t0x10\tLFoo;\tbar\t()V\t1\tw\t12", errMsg: "Method*"},
+		{line: "M\t0x10\tLFoo;\tbar\t()V\t1\tw\t0x8000000000000010", errMsg: "Method*"},
+		{line: "M\t0x10\tLFoo;\tbar\t()V\t1\tw\t0x1\tx", errMsg: "7 tab-separated"},
 		{line: "X\t0x10\tLFoo;\tbar\t()V\t1\t-", errMsg: "starting with M"},
 		{line: "M\t10\tLFoo;\tbar\t()V\t1\t-", errMsg: "not 0x hex"},
 		{line: "M\t0xzz\tLFoo;\tbar\t()V\t1\t-", errMsg: "id"},
@@ -200,4 +209,61 @@ func TestGetFollowsReplacement(t *testing.T) {
 	assert.Nil(t, tab.Get(0x7f0000002000))
 	tab.Parse([]byte("M\t0x7f0000002000\tLC;\th\t()V\t1\t-\n"))
 	assert.Equal(t, "h", tab.Get(0x7f0000002000).Name, "an id unknown before is found once listed")
+}
+
+// TestRawMethodOfSweptClass: a raw Method* (RawMethodBit, the vmstructs walker's name for a
+// method without a jmethodID) names the method whose line carried that Method*, only when the
+// sweep wrote it; a ClassPrepare'd method's jmethodID existed before its code ran, so a raw
+// Method* of it stays unknown, as does one no line carried.
+func TestRawMethodOfSweptClass(t *testing.T) {
+	tab := New()
+	tab.Parse([]byte("M\t0x60\tLjava/util/concurrent/FutureTask;\trun\t()V\t125\tw\t0x7fdfcc66c7d0\n" +
+		"M\t0x68\tLapp/Prepared;\trun\t()V\t5\t-\t0x7fdfcc660000\n"))
+	require.Zero(t, tab.Malformed())
+	raw := func(p uint64) uint64 { return p | RawMethodBit }
+	m := tab.Get(raw(0x7fdfcc66c7d0))
+	require.NotNil(t, m)
+	assert.Equal(t, uint64(0x60), m.ID)
+	assert.Equal(t, "java.util.concurrent.FutureTask.run()V", m.String())
+	got, ok := tab.Lookup(raw(0x7fdfcc66c7d0))
+	assert.True(t, ok)
+	assert.Equal(t, uint64(0x60), got.ID)
+	assert.Nil(t, tab.Get(raw(0x7fdfcc660000)), "a raw Method* of a method ClassPrepare announced")
+	assert.Nil(t, tab.Get(raw(0x7fdfcc66c7d8)), "a raw Method* no line carried")
+	assert.Nil(t, tab.Get(0x7fdfcc66c7d0), "the Method* without the bit is no jmethodID")
+
+	// Looked up before the sweep's line arrives, then after: the miss is not cached.
+	assert.Nil(t, tab.Get(raw(0x7fdfcc670000)))
+	tab.Parse([]byte("M\t0x70\tLapp/Late;\tf\t()V\t5\tsw\t0x7fdfcc670000\n"))
+	require.NotNil(t, tab.Get(raw(0x7fdfcc670000)))
+	assert.Equal(t, uint64(0x70), tab.Get(raw(0x7fdfcc670000)).ID)
+
+	// The class listed again without the flag (a redefinition relisted it): still swept.
+	tab.Parse([]byte("M\t0x60\tLjava/util/concurrent/FutureTask;\trun\t()V\t125\t-\n"))
+	assert.True(t, tab.Get(0x60).Swept)
+}
+
+// TestNameless: a null method id may be right only for a walk taken before the end of a sweep
+// that wrote classes, and no more than SweepLead before its start.
+func TestNameless(t *testing.T) {
+	tab := New()
+	assert.False(t, tab.Nameless(5), "no sweep wrote a class")
+	var none *Table
+	assert.False(t, none.Nameless(5))
+	const s = uint64(10_000_000_000)
+	n := tab.Parse([]byte(fmt.Sprintf("S\t%d\t%d\nS\t12\nS\tx\t1\nS\t9\t8\n", s, s+2_000_000)))
+	assert.Positive(t, n)
+	assert.Equal(t, 3, tab.Malformed(), "a field missing, not decimal, end before start")
+	for _, tt := range []struct {
+		ts   uint64
+		want bool
+	}{
+		{s - SweepLead - 1, false},
+		{s - SweepLead, true},
+		{s, true},
+		{s + 2_000_000, true},
+		{s + 2_000_001, false},
+	} {
+		assert.Equal(t, tt.want, tab.Nameless(tt.ts), "ts %d", tt.ts)
+	}
 }

@@ -20,6 +20,12 @@ const (
 	// Biased: a deferred trace (the proposed JVMTI API) that the JVM says it took later
 	// than asked; not the stack at the signal, whatever its shape.
 	Biased = "biased"
+	// Unnamed: a walk whose frames pass every check but one or more Java frames carry a null
+	// method id, taken while a method had no jmethodID yet (JDK 21+ posts no ClassPrepare for
+	// a class loaded on a virtual thread: its ids exist only once the agent's sweep writes it,
+	// and AsyncGetCallTrace reports a method without one as null). The walker could not
+	// name the frame; nothing it returned is wrong. A null id outside such a window is invalid.
+	Unnamed = "unnamed"
 	// Injected: a walk that ended in an error after walkfuzz failed one of its protected reads
 	// on purpose (read_fault_ppm). Counted apart, never among the walker's classes: the
 	// error is the perturbation's, and what the walker must show under it is that it never

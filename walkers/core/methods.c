@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "base.h"
+#include "fault.h"
 #include "knownstack.h"
 #include "methods.h"
 
@@ -54,15 +55,16 @@ static void field(FILE *f, const char *s) {
     for (; s && *s; s++) fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
 }
 
-void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
+/* swept: the class is written by the sweep, no event announced it (flag 'w'). */
+static int write_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass, int swept) {
     jint n = 0;
     jmethodID *ms = NULL;
     /* Fails for a class loaded but not yet prepared: it is left untagged, for a later sweep. */
-    if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &ms) != JVMTI_ERROR_NONE) return;
+    if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &ms) != JVMTI_ERROR_NONE) return 0;
     char *csig = NULL;
     if (!out || (*jvmti)->GetClassSignature(jvmti, klass, &csig, NULL) != JVMTI_ERROR_NONE) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
-        return;
+        return 0;
     }
     wf_knownstack_bind(jvmti, jni, klass, csig);
     int is_thread = thread_class && jni && (*jni)->IsAssignableFrom(jni, klass, thread_class);
@@ -80,6 +82,7 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
         if (mods & 0x0100) flags[k++] = 'n'; /* ACC_NATIVE */
         if (mods & 0x0008) flags[k++] = 's'; /* ACC_STATIC */
         if (is_thread) flags[k++] = 't';
+        if (swept) flags[k++] = 'w';
         if (!k) flags[k++] = '-';
         flags[k] = 0;
         fprintf(out, "M\t0x%llx\t", (unsigned long long)(uintptr_t)ms[i]);
@@ -88,7 +91,16 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
         field(out, name);
         fputc('\t', out);
         field(out, sig);
-        fprintf(out, "\t%lld\t%s\n", (long long)end, flags);
+        fprintf(out, "\t%lld\t%s", (long long)end, flags);
+        /* A swept method had no jmethodID before this write, so the vmstructs walker named it
+         * by its raw Method* (VS_RAW_METHOD_BIT): a HotSpot jmethodID points at the slot
+         * holding its Method*, written for the harness to map the raw one back. Read
+         * crash-protected (the sweep runs after VMInit installed the fault handler): a VM
+         * whose jmethodIDs are no pointers gets no field, or one no walk reports. */
+        uintptr_t mp = 0;
+        if (swept && wf_safe_read((const void *)ms[i], &mp, sizeof mp) == 0 && mp && !(mp >> 63))
+            fprintf(out, "\t0x%llx", (unsigned long long)mp);
+        fputc('\n', out);
         if (with_bytecodes && !(mods & 0x0500)) bytecodes(jvmti, ms[i]); /* not native or abstract */
         (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
         (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
@@ -99,7 +111,10 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
     if (with_tags) (*jvmti)->SetTag(jvmti, klass, WF_METHODS_WRITTEN);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+    return 1;
 }
+
+void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) { (void)write_class(jvmti, jni, klass, 0); }
 
 /* Classes being redefined or retransformed, re-listed by the service thread once the new
  * version is in place: the hook runs while the new bytes are parsed, before the VM installs
@@ -163,7 +178,10 @@ void wf_methods_relist(jvmtiEnv *jvmti, JNIEnv *jni) {
  * changes how the VM runs them). Every 250 ms the service thread lists the loaded classes and
  * writes each one not tagged as written. A class prepared meanwhile may be written twice (the
  * harness accepts duplicate M lines), never missed. GetLoadedClasses returns strong local refs,
- * so a class unloaded concurrently stays valid until the frame is popped. */
+ * so a class unloaded concurrently stays valid until the frame is popped.
+ * A sweep that wrote classes ends with S <tab> start ns <tab> end ns (CLOCK_MONOTONIC, the
+ * walks' clock): until its end, the methods it wrote had no jmethodID, so a walk taken
+ * before it may name one by none (ASGCT's null id) or by its raw Method* (vmstructs). */
 void wf_methods_sweep(jvmtiEnv *jvmti, JNIEnv *jni, int force) {
     static uint64_t last_ns; /* service thread and VMDeath */
     uint64_t now = wf_now_ns();
@@ -174,18 +192,24 @@ void wf_methods_sweep(jvmtiEnv *jvmti, JNIEnv *jni, int force) {
         (*jni)->ExceptionClear(jni);
         return;
     }
-    jint n = 0;
+    jint n = 0, wrote = 0;
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < n; i++) {
             jlong tag = 0;
             if ((*jvmti)->GetTag(jvmti, classes[i], &tag) == JVMTI_ERROR_NONE && tag != WF_METHODS_WRITTEN)
-                wf_methods_class(jvmti, jni, classes[i]);
+                wrote += write_class(jvmti, jni, classes[i], 1);
             (*jni)->DeleteLocalRef(jni, classes[i]);
         }
         (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
     }
     (*jni)->PopLocalFrame(jni, NULL);
+    if (wrote) {
+        pthread_mutex_lock(&lock);
+        fprintf(out, "S\t%llu\t%llu\n", (unsigned long long)now, (unsigned long long)wf_now_ns());
+        fflush(out);
+        pthread_mutex_unlock(&lock);
+    }
 }
 
 void wf_methods_close(void) {
