@@ -111,6 +111,7 @@ static void JNICALL ks_exit(JNIEnv *jni, jclass cls) {
     struct wf_thread *t = wf_thread_self();
     if (t) {
         t->region = 0;
+        t->region_exits++;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
     }
 }
@@ -463,6 +464,7 @@ static jint JNICALL ks_exit_hit(JNIEnv *jni, jclass cls) {
     if (!t) return 0;
     uint32_t r = t->region;
     t->region = 0;
+    t->region_exits++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint32_t hit = t->region_hit;
     t->region_hit = 0;

@@ -81,6 +81,12 @@ struct wf_thread {
     uint32_t req_walkers;        /* bit i: append the trace under walker index i */
     uint32_t req_region;
     volatile uint64_t req_sample;
+    /* knownstack.c: regions this thread has left, counted by its own exit natives after
+     * clearing region (every KnownStack.exit is a JNI call). safepoint.c reads it before and
+     * after a trace: an eager region's id is entered again and again (Recursion re-enters
+     * one per depth), so an unchanged region word alone does not say the thread stayed in
+     * the same entry. Last in the struct: the handler's lines above keep their offsets. */
+    volatile uint32_t region_exits;
 };
 
 /* Region ids with this bit are provisional (KnownStack.enterLazily): the workload names the
