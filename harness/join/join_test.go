@@ -274,6 +274,12 @@ func TestCompareStale(t *testing.T) {
 	other := asyncprofiler.Frame{Class: "p/D", Name: "run", Descriptor: "()V", Type: "Interpreted"}
 	class, _ = Compare(FromProfiler(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{stale, other}}, n, 2048), ours)
 	assert.Equal(t, differential.Frame, class)
+	// ddprof 1.22.0's placeholder for the same thing, as its recording holds it (a classless
+	// "jvmtiError" typed as the frame's tier; reproducers/ddprof-fresh-class-frames).
+	work.Bci = 129
+	ddstale := asyncprofiler.Frame{Name: "jvmtiError", Descriptor: "()L;", Type: "Interpreted"}
+	class, _ = Compare(FromProfiler(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{ddstale, work}}, n, 2048), ours)
+	assert.Equal(t, differential.Agree, class, "not dropped: the walk keeps its length")
 }
 
 // ASGCT's walk has no frame types: it takes vmstructs' when the two name the same methods,
@@ -300,4 +306,14 @@ func TestAnonymousClassKey(t *testing.T) {
 	assert.Equal(t, methodKey("java/lang/invoke/LambdaForm$MH", "invoke", "(I)I"), methodKey("java/lang/invoke/LambdaForm$MH/2143192188", "invoke", "(I)I"))
 	assert.Equal(t, "w/Main$$Lambda$4.run()V", methodKey("w/Main$$Lambda$4/1618212626", "run", "()V"))
 	assert.NotEqual(t, methodKey("w/A$$Lambda.0x0000000801001a00", "run", "()V"), methodKey("w/A$$Lambda.0x0000000801001c00", "run", "()V"), "JDK 21's hidden classes keep their address")
+}
+
+// A profiler whose recording names hidden classes without their address (ddprof) is
+// compared by the name alone; async-profiler's keep the address.
+func TestDropHiddenAddresses(t *testing.T) {
+	n := NewNames()
+	n.noHiddenAddress = true
+	assert.Equal(t, "java/lang/invoke/LambdaForm$MH.invoke_MT()I", n.methodKey("java/lang/invoke/LambdaForm$MH/0x0000000800091c00", "invoke_MT", "()I"))
+	assert.Equal(t, "java/lang/invoke/LambdaForm$MH.invoke_MT()I", n.methodKey("java/lang/invoke/LambdaForm$MH", "invoke_MT", "()I"))
+	assert.Equal(t, "w/A$$Lambda.0x0000000801001a00.run()V", methodKey("w/A$$Lambda/0x0000000801001a00", "run", "()V"))
 }

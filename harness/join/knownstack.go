@@ -118,7 +118,7 @@ func (k *KnownStack) walk(s *asyncprofiler.Sample) *ksWalk {
 			benign = m
 			continue
 		}
-		if f.Class == "" && f.Name == asyncprofiler.StaleMethod {
+		if f.Unnamed() {
 			// A Java frame the profiler could no longer name (its class unloaded before the
 			// recording was written): the table resolves no such key, so the walk is counted
 			// unresolved and not compared — dropping the frame would make a missing frame

@@ -16,6 +16,8 @@ import (
 type Names struct {
 	ids  map[string]uint32
 	keys []string
+	// noHiddenAddress: keys leave a hidden class's address out (DropHiddenAddresses).
+	noHiddenAddress bool
 }
 
 // NewNames returns an empty table.
@@ -45,12 +47,21 @@ var hiddenSuffix = regexp.MustCompile(`[./+](0x[0-9a-f]+)`)
 // leaves it out, so neither side keeps it.
 var anonSuffix = regexp.MustCompile(`/[0-9]+$`)
 
-func methodKey(internalClass, name, desc string) string {
+func (n *Names) methodKey(internalClass, name, desc string) string {
 	internalClass = anonSuffix.ReplaceAllString(internalClass, "")
 	if strings.Contains(internalClass, "0x") {
-		internalClass = hiddenSuffix.ReplaceAllString(internalClass, ".$1")
+		if n.noHiddenAddress {
+			internalClass = hiddenSuffix.ReplaceAllString(internalClass, "")
+		} else {
+			internalClass = hiddenSuffix.ReplaceAllString(internalClass, ".$1")
+		}
 	}
 	return internalClass + "." + name + desc
+}
+
+// methodKey is a key with the hidden-class address kept.
+func methodKey(internalClass, name, desc string) string {
+	return (&Names{}).methodKey(internalClass, name, desc)
 }
 
 // Frame is one Java frame of a walk.
@@ -91,7 +102,7 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 		}
 		key := "?" // a jmethodID the table does not name: it cannot match any frame
 		if m, ok := tab.Lookup(f.Method); ok {
-			key = methodKey(m.Internal, m.Name, m.Sig)
+			key = n.methodKey(m.Internal, m.Name, m.Sig)
 		}
 		w.Frames = append(w.Frames, Frame{Method: n.id(key), Bci: f.Bci, Native: f.Type == samplelog.FrameNative, Type: uint8(f.Type)})
 	}
@@ -113,7 +124,7 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 			}
 			continue
 		}
-		if f.Class == "" && f.Name == asyncprofiler.StaleMethod {
+		if f.Unnamed() {
 			w.Frames = append(w.Frames, Frame{Method: n.id("?" + asyncprofiler.StaleMethod), Unnamed: true})
 			continue
 		}
@@ -128,7 +139,7 @@ func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 		if native { // the JDK's reader names non-Java frame types' classes in binary form
 			class = strings.ReplaceAll(class, ".", "/")
 		}
-		w.Frames = append(w.Frames, Frame{Method: n.id(methodKey(class, f.Name, f.Descriptor)), Bci: int32(f.Bci), Native: native, Type: profilerType(f.Type, native)})
+		w.Frames = append(w.Frames, Frame{Method: n.id(n.methodKey(class, f.Name, f.Descriptor)), Bci: int32(f.Bci), Native: native, Type: profilerType(f.Type, native)})
 	}
 	if w.Failed != "" {
 		w.Frames = nil

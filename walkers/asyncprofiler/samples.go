@@ -62,6 +62,17 @@ func (f Frame) Java() bool { return javaTypes[f.Type] && f.Class != "" }
 // frame of the walk, not a failure; the method and its bci are lost.
 const StaleMethod = "stale_jmethodID"
 
+// ddprofStale is Datadog's java-profiler's name for the same placeholder (ddprof 1.22.0: a
+// classless frame "jvmtiError", typed as the frame's tier, descriptor "()L;").
+const ddprofStale = "jvmtiError"
+
+// Unnamed reports whether f is a profiler's placeholder for a Java frame whose method it
+// could no longer name when it wrote the recording (StaleMethod, ddprof's jvmtiError): a
+// frame of the walk whose method and bci are lost, never a failure and never to be dropped.
+func (f Frame) Unnamed() bool {
+	return f.Class == "" && (f.Name == StaleMethod || f.Name == ddprofStale)
+}
+
 // markers are the frames async-profiler and its derivatives put where a walk failed,
 // named after the failure: `[break_compiled]` in their text output, a classless frame in
 // JFR. AsyncGetCallTrace's codes keep their names (unknown_Java is its -5).

@@ -154,7 +154,7 @@ const unnamedRoot = "\x00unnamed_root"
 func unnamedOutermost(s *asyncprofiler.Sample) bool {
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		f := s.Frames[i]
-		if f.Class == "" && f.Name == asyncprofiler.StaleMethod {
+		if f.Unnamed() {
 			return true
 		}
 		if f.Java() {

@@ -3,6 +3,8 @@ package apsession
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/join"
@@ -43,6 +45,9 @@ func (s *Session) Watch(h samplelog.Header, tab *methods.Table) func(*samplelog.
 	}
 	codes, _ := classify.LoadCodeNames(s.wrap.codes)
 	s.wrap.jg = join.NewJudge(s.name, h, tab, codes, s.plan.Depth)
+	if slices.ContainsFunc(s.plan.Events, func(e string) bool { return strings.HasPrefix(e, "datadog.") }) {
+		s.wrap.jg.DropHiddenAddresses() // ddprof's writer names hidden classes without their address
+	}
 	s.wrap.ks = join.NewKnownStack(s.wrap.jg)
 	return s.wrap.jg.AddRecord
 }
