@@ -39,6 +39,7 @@ var Findings = []Finding{
 	{"asgct-nested-signal", "anomaly", "ASGCT re-entered from a nested signal handler: wrong traces instead of an error", "", ""},
 	{"ap-break-stack-range", "anomaly", "async-profiler's cstack=vm ending walks at break_stack_range above its own suite's bar", "async-profiler", ""},
 	{"ap-epilogue-unknown", "anomaly", "async-profiler's cstack=vm losing walks at compiled methods' prologues and epilogues (before 4.2; its PR #1449)", "async-profiler", ""},
+	{"ap-vthread-barrier", "anomaly", "async-profiler's cstack=vm losing a virtual thread's frames frozen behind the return barrier (JDK 21+; its issue #1691)", "async-profiler", ""},
 	{"asgct-unknown-java-apps", "anomaly", "ASGCT refusing walkable stacks with unknown_Java on dotty (the Scala 3 compiler)", "", "the Scala 3 compiler's"},
 	{"asgct-groovy-short", "anomaly", "ASGCT's short traces on Groovy (JDK 25): not reproduced standalone", "", "Groovy's"},
 }
