@@ -34,6 +34,13 @@ const (
 	// SecondExtends: differ:length where the second walker's trace is the longer one, i.e.
 	// it names every method the first named, in order, and goes on.
 	SecondExtends = "second_extends"
+	// SecondExtendsLazyDeopt: SecondExtends where the longer walk went through a lazily
+	// deoptimized frame (samplelog.FlagLazyDeopt): ASGCT's stop above such a caller (its
+	// ledger anomaly) tells itself from other short traces by this count.
+	SecondExtendsLazyDeopt = "second_extends:lazy_deopt"
+	// BothOKLazyDeopt: BothOK pairs whose second walk went through a lazily deoptimized
+	// frame, the base rate SecondExtendsLazyDeopt is read against.
+	BothOKLazyDeopt = "both_ok:lazy_deopt"
 	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
 	// compared and not in Samples.
 	PerturbedSamples = "perturbed_samples"
@@ -139,6 +146,12 @@ func (c *Comparer) Add(r *samplelog.Record) {
 		}
 		if class == Length && len(b.Frames) > len(a.Frames) {
 			m[SecondExtends]++
+			if b.Flags&samplelog.FlagLazyDeopt != 0 {
+				m[SecondExtendsLazyDeopt]++
+			}
+		}
+		if b.Flags&samplelog.FlagLazyDeopt != 0 {
+			m[BothOKLazyDeopt]++
 		}
 	}
 	if class != Agree && c.kept[pair+class] < 5 {

@@ -53,6 +53,24 @@ func TestPairsBySignalInEitherOrder(t *testing.T) {
 	assert.Len(t, c.Examples, 1)
 }
 
+// ASGCT's short traces whose longer vmstructs walk went through a lazily deoptimized frame are
+// counted apart, with the base rate over every pair both walked.
+func TestSecondExtendsLazyDeopt(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	x := [][2]int64{{1, 5}, {2, 7}, {3, 9}}
+	deopt := func(r *samplelog.Record) *samplelog.Record { r.Flags |= samplelog.FlagLazyDeopt; return r }
+	c.Add(rec(0, 1, 1, x[0]))
+	c.Add(deopt(rec(1, 1, 3, x...))) // asgct stopped above the deoptimized caller
+	c.Add(rec(0, 2, 1, x[0]))
+	c.Add(rec(1, 2, 3, x...)) // short for another reason
+	c.Add(rec(0, 3, 3, x...))
+	c.Add(deopt(rec(1, 3, 3, x...))) // both through it
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(2), m[SecondExtends])
+	assert.Equal(t, uint64(1), m[SecondExtendsLazyDeopt])
+	assert.Equal(t, uint64(2), m[BothOKLazyDeopt])
+}
+
 // A disagreement where one walker flagged the call-site rule is counted apart; an agreement
 // stays an agreement whatever the flag says.
 func TestCallsiteRuleIsSetApart(t *testing.T) {

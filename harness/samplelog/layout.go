@@ -166,6 +166,9 @@ const (
 	// FlagRemote: walked on the agent's remote-walk thread while this thread was parked in
 	// its handler (remote_pct, WF_REC_REMOTE).
 	FlagRemote uint16 = 1 << 6
+	// FlagLazyDeopt: the walk went through a lazily deoptimized compiled frame, its original
+	// pc read from the frame (vmstructs; WF_REC_LAZY_DEOPT).
+	FlagLazyDeopt uint16 = 1 << 7
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

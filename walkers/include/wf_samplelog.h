@@ -146,8 +146,11 @@ enum {
                                     handler on the same thread (cpu+wall) */
     WF_REC_INJECTED = 1 << 5,    /* a protected read of this walk was failed on purpose
                                     (read_fault_ppm): an error result is walkfuzz's doing */
-    WF_REC_REMOTE = 1 << 6       /* walked on another thread (the agent's remote-walk thread)
+    WF_REC_REMOTE = 1 << 6,      /* walked on another thread (the agent's remote-walk thread)
                                     while this thread was parked in its handler (remote_pct) */
+    WF_REC_LAZY_DEOPT = 1 << 7   /* the walk went through a lazily deoptimized compiled frame
+                                    (its return address was the nmethod's deopt handler; the
+                                    original pc came from the frame): vmstructs sets it */
 };
 
 /*

@@ -306,7 +306,10 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             if (!valid_method(m)) return brk(w, VS_UNKNOWN_METHOD);
             uintptr_t pc = f.pc;
             if (precise && (pc == vs_deopt_pc(blob, &vs_layout.nm_deopt) || pc == vs_deopt_pc(blob, &vs_layout.nm_deopt_mh))) {
-                /* lazily deoptimized: the original pc was saved in the frame */
+                /* lazily deoptimized: the original pc was saved in the frame. Noted in the
+                 * record (initial-exec TLS, as CALLSITE_TOP: signal-safe): ASGCT stops its
+                 * walk above such a frame (docs/findings.md). */
+                wf_walk_note |= WF_REC_LAZY_DEOPT;
                 uintptr_t slot = f.usp + (uintptr_t)rds(blob, &vs_layout.nm_orig_pc);
                 if (!in_stack(w, slot)) return brk(w, VS_BREAK_COMPILED);
                 pc = rdp(slot);
