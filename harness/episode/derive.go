@@ -216,6 +216,9 @@ func Derive(seed Seed, p Pins) Episode {
 	if ReadFaultsApply(e.Walkers) {
 		e.Perturb.ReadFaultPPM = readFaultPPM
 	}
+	if p.Mode == "" && slices.ContainsFunc(e.Walkers, walker.IsProfiler) {
+		e.Signals.Mode = ProfilerMode(e.Walkers, e.Signals.Mode, p.Modes)
+	}
 	// Not with a profiler walker: the profilers have no engine for two signals at once (their
 	// runs refused it, harness errors in a campaign); such an episode keeps the mode drawn above.
 	if twoEngines && p.Mode == "" && (len(p.Modes) == 0 || contains(p.Modes, "cpu") && contains(p.Modes, "wall")) &&

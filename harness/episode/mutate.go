@@ -149,6 +149,9 @@ func Transfer(parent Episode, seed Seed, walkers []string, jdk string, modes []s
 	if slices.ContainsFunc(child.Walkers, walker.IsProfiler) && child.Signals.Mode == ModeCPUWall {
 		child.Signals.Mode, child.Signals.Signal2 = "cpu", 0
 	}
+	if slices.ContainsFunc(child.Walkers, walker.IsProfiler) {
+		child.Signals.Mode = ProfilerMode(child.Walkers, child.Signals.Mode, nil)
+	}
 	WrapProfiler(&child)
 	return child
 }

@@ -132,3 +132,23 @@ func TestTransferChangesOnlyWalkersOrJDK(t *testing.T) {
 	assert.Equal(t, donor.Perturb.RemotePct, back.Perturb.RemotePct)
 	assert.Equal(t, []string{"asgct"}, c.Walkers, "the parent is not written")
 }
+
+// A profiler walker runs only in a mode its profiler has an engine for: ddprof has no
+// cpu-timer (a campaign's draw of it was a harness error), async-profiler has; neither has
+// cpu+wall. A mode asked for is kept (the session refuses it with one line).
+func TestProfilerModesDrawn(t *testing.T) {
+	modes := map[string]map[string]int{"ddprof:vm": {}, "ap:vm": {}}
+	for s := Seed(1); s <= 3000; s++ {
+		for w := range modes {
+			e := Derive(s*0x9E3779B97F4A7C15, Pins{Walkers: []string{w}})
+			modes[w][e.Signals.Mode]++
+		}
+	}
+	assert.Zero(t, modes["ddprof:vm"]["cpu-timer"], "%v", modes["ddprof:vm"])
+	assert.Zero(t, modes["ddprof:vm"][ModeCPUWall])
+	assert.Zero(t, modes["ap:vm"][ModeCPUWall])
+	assert.Greater(t, modes["ap:vm"]["cpu-timer"], 0, "%v", modes["ap:vm"])
+	assert.Greater(t, modes["ddprof:vm"]["wall"], 0)
+	assert.Equal(t, "cpu-timer", Derive(7, Pins{Walkers: []string{"ddprof:vm"}, Mode: "cpu-timer"}).Signals.Mode)
+	assert.Equal(t, "wall", ProfilerMode([]string{"ddprof:vm"}, "cpu-timer", []string{"wall", "cpu-timer"}))
+}

@@ -41,6 +41,30 @@ func WrapProfiler(e *Episode) {
 	e.Perturb.RegisterPct, e.Perturb.ReadFaultPPM, e.Perturb.RemotePct, e.Perturb.ReferencePct = 0, 0, 0, 0
 }
 
+// ProfilerMode is the signal mode an episode of these walkers runs in when mode was drawn,
+// not asked for: mode itself when every profiler walker among them has an engine for it,
+// else the first of allowed (every mode when empty) they all have, cpu first. A campaign drew
+// cpu-timer for ddprof, which has no such engine: its run was a harness error.
+func ProfilerMode(walkers []string, mode string, allowed []string) string {
+	has := func(m string) bool {
+		for _, w := range walkers {
+			if walker.IsProfiler(w) && !walker.ProfilerHasEngine(w, m) {
+				return false
+			}
+		}
+		return true
+	}
+	if has(mode) {
+		return mode
+	}
+	for _, m := range append([]string{"cpu"}, Modes...) {
+		if (len(allowed) == 0 || slices.Contains(allowed, m)) && has(m) {
+			return m
+		}
+	}
+	return mode
+}
+
 // checkWrap refuses what the agent refuses under wrap: the profiler must get the context
 // the kernel delivered.
 func (e *Episode) checkWrap() error {

@@ -55,6 +55,21 @@ func IsProfiler(name string) bool {
 	return ok && err == nil
 }
 
+// ProfilerHasEngine reports whether the profiler walker name samples in walkfuzz's signal
+// mode: async-profiler has cpu, cpu-timer, wall and tgkill, ddprof cpu, wall and tgkill;
+// neither has cpu+wall.
+func ProfilerHasEngine(name, mode string) bool {
+	p, ok, err := ParseProfiler(name)
+	if !ok || err != nil {
+		return false
+	}
+	if p.Profiler == ddprof.Profiler {
+		return ddprof.HasEngine(mode)
+	}
+	_, has := asyncprofiler.Engines[mode]
+	return has
+}
+
 var profilerLib struct {
 	sync.Mutex
 	path string

@@ -66,6 +66,12 @@ var engines = map[string]engine{
 	"tgkill": {"wall", "datadog.MethodSample", asyncprofiler.SIGVTALRM},
 }
 
+// HasEngine reports whether ddprof samples in walkfuzz's signal mode (cpu, wall, tgkill).
+func HasEngine(mode string) bool {
+	_, ok := engines[mode]
+	return ok
+}
+
 // Target is what Options plans a ddprof run for.
 type Target struct {
 	Lib        *asyncprofiler.Library
