@@ -63,8 +63,12 @@ func TestEBPFDepthLimitJVM(t *testing.T) {
 	}
 	c := m.Summary.Classes
 	t.Logf("depth %d: %v", m.Stats.Depth, c)
-	if m.Stats.Depth != 16 || c[walkclass.TruncatedDepth] < m.Summary.Samples*85/100 {
-		t.Errorf("depth 16 over a 60-deep recursion: %v, want nearly all truncated:depth", c)
+	// The JVM's own threads (compiler, GC) are sampled too and are shallow (ok): how many
+	// depends on the JIT's work on a loaded machine (16% of one CI run's samples), so the
+	// share is taken over the samples that did not end in a root.
+	deep := m.Summary.Samples - c[walkclass.OK]
+	if m.Stats.Depth != 16 || c[walkclass.TruncatedDepth] < 1000 || c[walkclass.TruncatedDepth] < deep*95/100 {
+		t.Errorf("depth 16 over a 60-deep recursion: %v, want nearly every sample that is not ok truncated:depth", c)
 	}
 }
 
