@@ -18,6 +18,8 @@ import jdk.jfr.consumer.RecordingFile;
 // spells out every frame's class, loader and module: 3.4 GB and 3 minutes for one 4 s
 // async-profiler recording of the recursion workload; this writes each method once and a
 // run of one frame repeated as one token: 80 MB and about 15 s of CPU for the same recording.
+// walkers/jfr reads the JDK's own samplers' recordings with it too (26 GB of JSON for one 6 s
+// JDK 25 recording of the recursion workload).
 //
 // Usage: java ReadJfr.java RECORDING EVENT[,EVENT...]
 public class ReadJfr {
@@ -67,6 +69,10 @@ public class ReadJfr {
                     }
                     flush(frames, last, repeat);
                 }
+                String x = extras(e);
+                if (x != null) {
+                    out.write(x);
+                }
                 java.time.Instant at = e.getStartTime();
                 out.write("S\t" + name + "\t" + at.getEpochSecond() + "." + String.format("%09d", at.getNano()) + "\t"
                         + (t == null ? -1 : t.getOSThreadId()) + "\t" + (t == null ? -1 : t.getJavaThreadId()) + "\t"
@@ -76,6 +82,31 @@ public class ReadJfr {
         }
         out.write("E\n");
         out.flush();
+    }
+
+    // extras is the X line of an event that has any of the fields walkers/jfr reads beside
+    // the stack (JDK 25's jdk.CPUTimeSample: failed, biased, samplingPeriod;
+    // jdk.CPUTimeSamplesLost: lostSamples), "-" for each one it lacks; null when it has none.
+    private static String extras(RecordedEvent e) {
+        String failed = "-", biased = "-", period = "-", lost = "-";
+        boolean any = false;
+        if (e.hasField("failed")) {
+            failed = e.getBoolean("failed") ? "1" : "0";
+            any = true;
+        }
+        if (e.hasField("biased")) {
+            biased = e.getBoolean("biased") ? "1" : "0";
+            any = true;
+        }
+        if (e.hasField("samplingPeriod")) {
+            period = String.valueOf(e.getDuration("samplingPeriod").toNanos());
+            any = true;
+        }
+        if (e.hasField("lostSamples")) {
+            lost = String.valueOf(e.getLong("lostSamples"));
+            any = true;
+        }
+        return any ? "X\t" + failed + "\t" + biased + "\t" + period + "\t" + lost + "\n" : null;
     }
 
     // flush appends a frame, as id:bci:line:type, and *N when it repeats N times in a row

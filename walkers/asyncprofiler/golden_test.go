@@ -7,12 +7,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/walkfuzz/walkfuzz/walkers/internal/jvmtest"
-	"github.com/walkfuzz/walkfuzz/walkers/jfr"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden expectations")
@@ -104,47 +104,20 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, readStream(t, "testdata/ap46-recursion.samples"), got)
 }
 
-// TestAgreesWithJfrPrint: the JDK's `jfr print --json`, read by walkers/jfr, sees the same
-// samples in the committed recording: thread, frames, methods, bci and frame types.
-func TestAgreesWithJfrPrint(t *testing.T) {
-	j := jvmtest.JDKs(t)[0]
-	tool := j.Tool("jfr")
-	var printed []*jfr.Sample
-	_, err := jfr.Parse(tool, "testdata/ap46-recursion.jfr", func(s *jfr.Sample) { printed = append(printed, s) })
-	require.NoError(t, err)
-	ours := readStream(t, "testdata/ap46-recursion.samples")
-	require.Len(t, printed, len(ours))
-	// jfr print orders events by time; the reader keeps the recording's order.
-	sort.SliceStable(printed, func(i, k int) bool { return printed[i].Start.Before(printed[k].Start) })
-	sort.SliceStable(ours, func(i, k int) bool { return ours[i].Time.Before(ours[k].Time) })
-	for i, p := range printed {
-		o := ours[i]
-		require.Equal(t, p.Thread, o.Thread, "sample %d", i)
-		require.Equal(t, p.Start, o.Time, "sample %d", i)
-		require.Equal(t, p.Stack.Truncated, o.Truncated, "sample %d", i)
-		require.Len(t, o.Frames, len(p.Stack.Frames), "sample %d", i)
-		for k, pf := range p.Stack.Frames {
-			of := o.Frames[k]
-			want := jfr.Frame{Class: pf.Class, Name: pf.Name, Descriptor: pf.Descriptor, Static: pf.Static, Bci: pf.Bci, Type: pf.Type}
-			if !of.Java() {
-				// jfr print names a native frame's class by its name only when it has a
-				// package; the library name is ours alone.
-				want.Class = of.Class
-			}
-			require.Equal(t, want, jfr.Frame{Class: of.Class, Name: of.Name, Descriptor: of.Descriptor, Static: of.Static(), Bci: of.Bci, Type: of.Type}, "sample %d frame %d", i, k)
-		}
-	}
-}
-
 // FuzzParseSamples: any input parses or fails cleanly, and what parses is self-consistent.
 func FuzzParseSamples(f *testing.F) {
 	f.Add([]byte("walkfuzz-samples 1\nM\t1\tjava.lang.Thread\trun\t()V\t1\nT\t1\tInterpreted\nS\tjdk.ExecutionSample\t1.5\t7\t1\tmain\t0\t1:3:10:1*2\nE\n"))
 	f.Add([]byte("walkfuzz-samples 1\nM\t1\t\tbreak_compiled\t()L;\t256\nT\t1\tNative\nS\te\t0.0\t-1\t-1\t\t-\t\nE\n"))
+	f.Add([]byte("walkfuzz-samples 1\nX\t1\t0\t3700000\t-\nS\tjdk.CPUTimeSample\t2.0\t7\t1\tmain\t-\t\nX\t-\t-\t-\t12\nS\tjdk.CPUTimeSamplesLost\t2.1\t7\t1\tmain\t-\t\nE\n"))
 	if b, err := os.ReadFile("testdata/ap46-recursion.samples"); err == nil {
 		f.Add(b[:min(len(b), 4096)])
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		_ = ParseSamples(strings.NewReader(string(in)), func(s *Sample) {
+			if s.Period < 0 || (!s.HasPeriod && s.Period != 0) || (!s.HasLost && s.Lost != 0) ||
+				(!s.HasFailed && s.Failed) || (!s.HasBiased && s.Biased) {
+				t.Fatalf("a field the stream did not give is set: %+v", s)
+			}
 			if s.NoStack && len(s.Frames) > 0 {
 				t.Fatalf("a sample without a stack has frames")
 			}
@@ -155,4 +128,24 @@ func FuzzParseSamples(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestParseSamplesExtras: an X record gives the next sample JDK 25's CPU-time fields and
+// belongs to that sample only; a malformed one is an error naming its line.
+func TestParseSamplesExtras(t *testing.T) {
+	in := "walkfuzz-samples 1\nX\t1\t0\t3700000\t-\nS\tjdk.CPUTimeSample\t2.0\t7\t1\tmain\t-\t\n" +
+		"S\tjdk.ExecutionSample\t2.1\t7\t1\tmain\t-\t\nX\t-\t-\t-\t12\nS\tjdk.CPUTimeSamplesLost\t2.2\t7\t1\tmain\t-\t\nE\n"
+	var got []*Sample
+	require.NoError(t, ParseSamples(strings.NewReader(in), func(s *Sample) { got = append(got, s) }))
+	require.Len(t, got, 3)
+	assert.True(t, got[0].Failed && got[0].HasFailed && !got[0].Biased && got[0].HasBiased)
+	assert.Equal(t, 3700*time.Microsecond, got[0].Period)
+	assert.True(t, got[0].HasPeriod)
+	assert.False(t, got[1].HasFailed || got[1].HasPeriod || got[1].HasLost, "the X record was the first sample's")
+	assert.Equal(t, uint64(12), got[2].Lost)
+	assert.True(t, got[2].HasLost && !got[2].HasPeriod)
+	for _, bad := range []string{"X\t2\t0\t-\t-", "X\t-\t-\t-5\t-", "X\t-\t-\t-\tx", "X\t-\t-\t-"} {
+		err := ParseSamples(strings.NewReader("walkfuzz-samples 1\n"+bad+"\nS\te\t0.0\t-1\t-1\t\t-\t\nE\n"), func(*Sample) {})
+		assert.ErrorContains(t, err, "line 2", bad)
+	}
 }

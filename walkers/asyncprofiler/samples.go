@@ -30,6 +30,15 @@ type Sample struct {
 	Truncated bool   // JFR's truncated flag as the profiler set it (see CutAt)
 	NoStack   bool   // the event has no stack trace
 	Frames    []Frame
+	// The fields of the JDK's own samplers beside the stack (an X record; walkers/jfr reads
+	// them): JDK 25's jdk.CPUTimeSample (failed, biased, samplingPeriod) and
+	// jdk.CPUTimeSamplesLost (lostSamples). Has* say the event has the field.
+	Failed, Biased       bool
+	Period               time.Duration
+	HasPeriod            bool
+	Lost                 uint64
+	HasFailed, HasBiased bool
+	HasLost              bool
 }
 
 // Frame is one frame of a sample, innermost first.
@@ -203,6 +212,7 @@ func firstLine(s string) string {
 //
 //	M id class name descriptor modifiers      a method, before its first use
 //	T id type                                 a frame type, before its first use
+//	X failed biased period_ns lost            fields of the next S's event, "-" where it has none
 //	S event sec.nanos tid javatid thread truncated(0|1|-) frames
 //	E                                         the end: the reader finished
 //
@@ -223,6 +233,7 @@ func ParseSamples(r io.Reader, fn func(*Sample)) error {
 	}
 	methods := map[int]Frame{}
 	types := map[int]string{}
+	var x *Sample // the X record's fields, waiting for its S
 	for n := 2; sc.Scan(); n++ {
 		line := sc.Text()
 		f := strings.Split(line, "\t")
@@ -239,11 +250,23 @@ func ParseSamples(r io.Reader, fn func(*Sample)) error {
 			if id, err = strconv.Atoi(f[1]); err == nil {
 				types[id] = f[2]
 			}
+		case "X":
+			if len(f) != 5 {
+				err = fmt.Errorf("want 5 fields")
+				break
+			}
+			x = &Sample{}
+			err = extras(x, f)
 		case "S":
 			var s *Sample
 			if s, err = sample(f, methods, types); err == nil {
+				if x != nil {
+					s.Failed, s.HasFailed, s.Biased, s.HasBiased = x.Failed, x.HasFailed, x.Biased, x.HasBiased
+					s.Period, s.HasPeriod, s.Lost, s.HasLost = x.Period, x.HasPeriod, x.Lost, x.HasLost
+				}
 				fn(s)
 			}
+			x = nil
 		case "E":
 			return nil
 		default:
@@ -257,6 +280,40 @@ func ParseSamples(r io.Reader, fn func(*Sample)) error {
 		return err
 	}
 	return fmt.Errorf("sample stream cut short (no end line)")
+}
+
+// extras fills the sample's fields from an X record.
+func extras(s *Sample, x []string) error {
+	var err error
+	flag := func(v string, has, set *bool) {
+		switch v {
+		case "-":
+		case "0", "1":
+			*has, *set = true, v == "1"
+		default:
+			err = fmt.Errorf("bad flag %q", v)
+		}
+	}
+	flag(x[1], &s.HasFailed, &s.Failed)
+	flag(x[2], &s.HasBiased, &s.Biased)
+	if err != nil {
+		return err
+	}
+	if x[3] != "-" {
+		ns, perr := strconv.ParseInt(x[3], 10, 64)
+		if perr != nil || ns < 0 {
+			return fmt.Errorf("bad period %q", x[3])
+		}
+		s.Period, s.HasPeriod = time.Duration(ns), true
+	}
+	if x[4] != "-" {
+		n, perr := strconv.ParseUint(x[4], 10, 64)
+		if perr != nil {
+			return fmt.Errorf("bad lost count %q", x[4])
+		}
+		s.Lost, s.HasLost = n, true
+	}
+	return nil
 }
 
 func trim(s string) string {
