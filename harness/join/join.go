@@ -38,6 +38,12 @@ type Sample struct {
 // than Slack before its Start (the two clocks' conversion error).
 type Window struct {
 	Max, Slack int64
+	// OffsetQuantile is the quantile of the samples' distances to their nearest signal's
+	// End that Calibrated takes as the clocks' residual: 0 is the median, right for a
+	// profiler that reads its clock as its handler starts. One that reads it after its
+	// walk (ddprof) has gaps of its walk's time, whose median is no clock error: the
+	// shortest gaps (a low quantile) are.
+	OffsetQuantile float64
 }
 
 // DefaultWindow: the profiler's handler starts a few microseconds after ours returns; the
@@ -114,7 +120,10 @@ func bySignalTID(ours []Signal) map[int64][]int {
 // reading; what the median shows beyond it is the conversion's error (async-profiler writes
 // the chunk's wall-clock start in microseconds, read apart from its tick base). Nearest
 // neighbours find the true pairs as long as the error stays under half the interval.
-func Offset(ours []Signal, theirs []Sample) int64 {
+func Offset(ours []Signal, theirs []Sample) int64 { return OffsetAt(ours, theirs, 0.5) }
+
+// OffsetAt is Offset at quantile q of the distances (0.5: the median).
+func OffsetAt(ours []Signal, theirs []Sample, q float64) int64 {
 	byTID := bySignalTID(ours)
 	var d []int64
 	for _, p := range theirs {
@@ -137,7 +146,7 @@ func Offset(ours []Signal, theirs []Sample) int64 {
 		return 0
 	}
 	slices.Sort(d)
-	return d[len(d)/2]
+	return d[min(len(d)-1, int(q*float64(len(d))))]
 }
 
 func abs(x int64) int64 {
@@ -151,7 +160,11 @@ func abs(x int64) int64 {
 // the window is centred on where the profiler's samples really fall; Result.Offset says how
 // far that was.
 func Calibrated(ours []Signal, theirs []Sample, w Window) Result {
-	off := Offset(ours, theirs)
+	q := w.OffsetQuantile
+	if q <= 0 || q >= 1 {
+		q = 0.5
+	}
+	off := OffsetAt(ours, theirs, q)
 	shifted := make([]Sample, len(theirs))
 	for i, s := range theirs {
 		shifted[i] = Sample{TID: s.TID, Time: s.Time - off}

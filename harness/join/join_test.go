@@ -317,3 +317,38 @@ func TestDropHiddenAddresses(t *testing.T) {
 	assert.Equal(t, "java/lang/invoke/LambdaForm$MH.invoke_MT()I", n.methodKey("java/lang/invoke/LambdaForm$MH", "invoke_MT", "()I"))
 	assert.Equal(t, "w/A$$Lambda.0x0000000801001a00.run()V", methodKey("w/A$$Lambda/0x0000000801001a00", "run", "()V"))
 }
+
+// A profiler that reads its clock after its own walk (ddprof) at a short interval (its wall
+// engine at 50 µs): each sample falls before the thread's next signal, within 100 µs of its
+// start. A Slack that reaches that far pairs samples with the next signal; the clocks'
+// residual is the low tail of the gaps, not their median (the profiler's median walk time).
+func TestJoinProfilerStampsAfterItsWalk(t *testing.T) {
+	var ours []Signal
+	var theirs []Sample
+	const skew = 1_500 // the profiler's clock ahead of ours
+	for i := int64(0); i < 200; i++ {
+		at := i * 50_000
+		walk := int64(2_000 + (i%7)*3_000) // the profiler's walk: 2 to 20 µs
+		ours = append(ours, sig(7, at, at+3_000))
+		theirs = append(theirs, smp(7, at+3_000+walk+skew))
+	}
+	right := func(r Result) int {
+		n := 0
+		for _, p := range r.Pairs {
+			if p.Ours == p.Theirs {
+				n++
+			}
+		}
+		return n
+	}
+	wide := Calibrated(ours, theirs, Window{Max: 1_000_000, Slack: 100_000})
+	assert.Less(t, right(wide), 10, "a 100 µs Slack reaches the next signal")
+	median := Calibrated(ours, theirs, Window{Max: 1_000_000, Slack: 5_000})
+	assert.Equal(t, int64(skew+11_000), median.Offset, "the median gap is the profiler's median walk")
+	assert.Less(t, right(median), 200, "shifted by the median walk, the quickest samples fall before their signal")
+	r := Calibrated(ours, theirs, Window{Max: 1_000_000, Slack: 5_000, OffsetQuantile: 0.1})
+	assert.Equal(t, int64(skew+2_000), r.Offset, "the low tail: the clocks' residual and the quickest walk")
+	assert.Equal(t, 200, r.Joined)
+	assert.Equal(t, 200, right(r), "every sample with its own signal")
+	assert.Zero(t, r.Ambiguous)
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 	"github.com/walkfuzz/walkfuzz/walkers/ddprof"
 )
@@ -72,24 +73,65 @@ func TestRunDirPairs(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		plan, err = ddprof.Options(ddprof.Target{Lib: lib, Mode: "vm", Signals: "cpu", IntervalUs: 100, Dir: dir})
+		plan, err = ddprof.Options(ddprof.Target{Lib: lib, Mode: "vm", Signals: ep.Signals.Mode, IntervalUs: 100, Dir: dir})
 		require.NoError(t, err)
-		profiler, win = "ddprof:vm", Window{Max: 1_000_000, Slack: 100_000}
+		profiler, win = "ddprof:vm", Window{Max: 1_000_000, Slack: DefaultWindow.Slack, OffsetQuantile: 0.1} // as harness/outproc/ddprofsession
 		read = func(fn func(*asyncprofiler.Sample)) error { return ddprof.ReadRecording(java, plan, fn) }
 	}
 	if w := os.Getenv("WALKFUZZ_JOIN_MAX_NS"); w != "" {
 		fmt.Sscan(w, &win.Max)
 	}
+	if w := os.Getenv("WALKFUZZ_JOIN_OFFSET_Q"); w != "" {
+		fmt.Sscan(w, &win.OffsetQuantile)
+	}
+	if w := os.Getenv("WALKFUZZ_JOIN_SLACK_NS"); w != "" {
+		fmt.Sscan(w, &win.Slack)
+	}
 	lj := loadJudge(t, logCopy, dir, profiler, plan.Depth)
 	jg, byName := lj.jg, lj.byName
+	ks := NewKnownStack(jg)
 	require.NoError(t, read(func(s *asyncprofiler.Sample) {
 		if s.TID < 0 {
 			s.TID = byName[s.Thread]
 		}
-		jg.AddSample(s)
+		ks.AddSample(s)
 	}))
 	rep := jg.Finish(win)
-	t.Logf("join %+v", rep.Join)
+	t.Logf("join %+v (window %+v)", rep.Join, win)
+	if stacks, err := knownstack.Load(filepath.Join(dir, "known_stacks.tsv")); err == nil {
+		counts, _ := ks.Finish(rep.Result, stacks)
+		t.Logf("known stack, %s: %v", profiler, counts)
+	}
+	{
+		gaps := make([]int64, 0, len(rep.Result.Pairs))
+		fromStart := os.Getenv("WALKFUZZ_JOIN_FROM_START") != ""
+		for _, p := range rep.Result.Pairs {
+			g := p.Gap
+			if fromStart {
+				s := jg.signals[p.Ours]
+				g += s.End - s.Start
+			}
+			gaps = append(gaps, g)
+		}
+		sort.Slice(gaps, func(i, k int) bool { return gaps[i] < gaps[k] })
+		q := func(f float64) int64 { return gaps[int(f*float64(len(gaps)-1))] / 1000 }
+		over := map[string]int{}
+		for _, g := range gaps {
+			switch {
+			case g < 0:
+				over["<0"]++
+			case g < 10_000:
+				over["0-10us"]++
+			case g < 50_000:
+				over["10-50us"]++
+			case g < 200_000:
+				over["50-200us"]++
+			default:
+				over[">=200us"]++
+			}
+		}
+		t.Logf("gaps µs: p1 %d p10 %d p50 %d p90 %d p95 %d p99 %d p99.9 %d; %v", q(0.01), q(0.1), q(0.5), q(0.9), q(0.95), q(0.99), q(0.999), over)
+	}
 	for pair, m := range rep.Differential {
 		a, ok := agreement(m)
 		t.Logf("%s: agree %d of %d (%.1f%%): %v", pair, a, ok, 100*float64(a)/float64(max(ok, 1)), m)
