@@ -316,6 +316,15 @@ func TestDropHiddenAddresses(t *testing.T) {
 	assert.Equal(t, "java/lang/invoke/LambdaForm$MH.invoke_MT()I", n.methodKey("java/lang/invoke/LambdaForm$MH/0x0000000800091c00", "invoke_MT", "()I"))
 	assert.Equal(t, "java/lang/invoke/LambdaForm$MH.invoke_MT()I", n.methodKey("java/lang/invoke/LambdaForm$MH", "invoke_MT", "()I"))
 	assert.Equal(t, "w/A$$Lambda.0x0000000801001a00.run()V", methodKey("w/A$$Lambda/0x0000000801001a00", "run", "()V"))
+	// ddprof's name for a generated reflection accessor's frame, and ours.
+	const desc = "(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;"
+	want := "jdk/internal/reflect/GeneratedMethodAccessor.invoke" + desc
+	assert.Equal(t, want, n.methodKey("jdk/internal/reflect/GeneratedMethodAccessor",
+		"Object jdk.internal.reflect.GeneratedMethodAccessor.invoke(Object, Object[])", desc))
+	assert.Equal(t, want, n.methodKey("jdk/internal/reflect/GeneratedMethodAccessor85", "invoke", desc))
+	assert.Equal(t, "jdk/internal/reflect/GeneratedMethodAccessor85.invoke"+desc,
+		methodKey("jdk/internal/reflect/GeneratedMethodAccessor85", "invoke", desc), "async-profiler's keys keep the number")
+	assert.Equal(t, "a/B.run()V", n.methodKey("a/B", "run", "()V"))
 }
 
 // A profiler that reads its clock after its own walk (ddprof) at a short interval (its wall

@@ -47,6 +47,11 @@ var hiddenSuffix = regexp.MustCompile(`[./+](0x[0-9a-f]+)`)
 // leaves it out, so neither side keeps it.
 var anonSuffix = regexp.MustCompile(`/[0-9]+$`)
 
+// generatedAccessor is a reflection accessor class the JDK generates and numbers
+// (jdk/internal/reflect/GeneratedMethodAccessor85), loaded by a loader of its own and often
+// unloaded soon after.
+var generatedAccessor = regexp.MustCompile(`^((?:jdk/internal|sun)/reflect/Generated(?:Serialization)?(?:Method|Constructor)Accessor)[0-9]+$`)
+
 func (n *Names) methodKey(internalClass, name, desc string) string {
 	internalClass = anonSuffix.ReplaceAllString(internalClass, "")
 	if strings.Contains(internalClass, "0x") {
@@ -54,6 +59,17 @@ func (n *Names) methodKey(internalClass, name, desc string) string {
 			internalClass = hiddenSuffix.ReplaceAllString(internalClass, "")
 		} else {
 			internalClass = hiddenSuffix.ReplaceAllString(internalClass, ".$1")
+		}
+	}
+	if n.noHiddenAddress {
+		// ddprof 1.22.0 names a frame of a generated accessor by the class without its number
+		// and the method by a printed signature ("Object jdk.internal.reflect.
+		// GeneratedMethodAccessor.invoke(Object, Object[])", the descriptor right): the same
+		// frame walkfuzz names GeneratedMethodAccessor85.invoke. Both come to the unnumbered
+		// class and the bare method name.
+		internalClass = generatedAccessor.ReplaceAllString(internalClass, "$1")
+		if i := strings.IndexByte(name, '('); i > 0 && strings.IndexByte(name, ' ') >= 0 {
+			name = name[strings.LastIndexByte(name[:i], '.')+1 : i]
 		}
 	}
 	return internalClass + "." + name + desc
