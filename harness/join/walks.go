@@ -62,17 +62,22 @@ func (n *Names) methodKey(internalClass, name, desc string) string {
 		}
 	}
 	if n.noHiddenAddress {
-		// ddprof 1.22.0 names a frame of a generated accessor by the class without its number
-		// and the method by a printed signature ("Object jdk.internal.reflect.
-		// GeneratedMethodAccessor.invoke(Object, Object[])", the descriptor right): the same
-		// frame walkfuzz names GeneratedMethodAccessor85.invoke. Both come to the unnumbered
-		// class and the bare method name.
-		internalClass = generatedAccessor.ReplaceAllString(internalClass, "$1")
-		if i := strings.IndexByte(name, '('); i > 0 && strings.IndexByte(name, ' ') >= 0 {
-			name = name[strings.LastIndexByte(name[:i], '.')+1 : i]
-		}
+		internalClass, name = AccessorFree(internalClass, name)
 	}
 	return internalClass + "." + name + desc
+}
+
+// AccessorFree names a generated reflection accessor's method as ddprof and walkfuzz both can:
+// ddprof 1.22.0 names such a frame by the class without its number and the method by a
+// printed signature ("Object jdk.internal.reflect.GeneratedMethodAccessor.invoke(Object,
+// Object[])", the descriptor right), the frame walkfuzz names GeneratedMethodAccessor85.invoke.
+// Both come to the unnumbered class and the bare method name; other methods are unchanged.
+func AccessorFree(internalClass, name string) (string, string) {
+	internalClass = generatedAccessor.ReplaceAllString(internalClass, "$1")
+	if i := strings.IndexByte(name, '('); i > 0 && strings.IndexByte(name, ' ') >= 0 {
+		name = name[strings.LastIndexByte(name[:i], '.')+1 : i]
+	}
+	return internalClass, name
 }
 
 // methodKey is a key with the hidden-class address kept.

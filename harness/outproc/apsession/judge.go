@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/walkfuzz/walkfuzz/harness/join"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
@@ -65,6 +66,10 @@ func NewJudge(methodTable, rootsFile string, depth int) *Judge {
 	for k, id := range t.ByKey() {
 		m, _ := t.Lookup(id)
 		j.known[hiddenFree(k)] = m.Static
+		cls := strings.TrimSuffix(m.NameKey(), "."+m.Name)
+		if c, n := join.AccessorFree(cls, m.Name); c != cls {
+			j.known[hiddenFree(c+"."+n+m.Sig)] = m.Static // a generated accessor: its number dropped, as ddprof names it
+		}
 	}
 	return j
 }
@@ -126,7 +131,8 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 			if !f.Java() {
 				continue
 			}
-			if key := f.Class + "." + f.Name + f.Descriptor; !j.has(key) {
+			c, n := join.AccessorFree(f.Class, f.Name)
+			if key := c + "." + n + f.Descriptor; !j.has(key) {
 				j.Unknown[key]++
 				return walkclass.Invalid
 			}

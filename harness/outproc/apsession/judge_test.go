@@ -25,7 +25,8 @@ func TestJudge(t *testing.T) {
 			"M\t0x2\tLw/Work;\tstep\t(I)V\t10\t-\n"+
 			"M\t0x3\tLw/Work$$Lambda+0x00007f0000001000;\tapply\t()V\t3\t-\n"+
 			"M\t0x4\tLw/Main;\tmain\t([Ljava/lang/String;)V\t10\ts\n"+
-			"M\t0x5\tLw/Pool;\tloop\t()V\t10\t-\n"), 0o644))
+			"M\t0x5\tLw/Pool;\tloop\t()V\t10\t-\n"+
+			"M\t0x6\tLjdk/internal/reflect/GeneratedMethodAccessor85;\tinvoke\t(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;\t40\t-\n"), 0o644))
 	assert.NoError(t, os.WriteFile(roots, []byte("w/Pool.loop()V\n"), 0o644))
 	run := java("w/Work", "run", "()V", 0)
 	step := java("w/Work", "step", "(I)V", 0)
@@ -42,6 +43,12 @@ func TestJudge(t *testing.T) {
 		{"short of a root", []asyncprofiler.Frame{run, step}, walkclass.TruncatedShort},
 		{"a marker wins", []asyncprofiler.Frame{step, {Name: "[break_interpreted]", Type: "Native"}, run}, walkclass.Error("break_interpreted")},
 		{"a method the JVM never loaded", []asyncprofiler.Frame{java("w/Work", "nosuch", "()V", 0), run}, walkclass.Invalid},
+		{"a generated accessor, as ddprof names it", []asyncprofiler.Frame{step, java("jdk/internal/reflect/GeneratedMethodAccessor",
+			"Object jdk.internal.reflect.GeneratedMethodAccessor.invoke(Object, Object[])", "(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;", 1), run}, walkclass.OK},
+		{"a generated accessor, as the JVM names it", []asyncprofiler.Frame{step, java("jdk/internal/reflect/GeneratedMethodAccessor85",
+			"invoke", "(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;", 1), run}, walkclass.OK},
+		{"an accessor method no table line has", []asyncprofiler.Frame{step, java("jdk/internal/reflect/GeneratedMethodAccessor",
+			"Object jdk.internal.reflect.GeneratedMethodAccessor.other(Object)", "(Ljava/lang/Object;)Ljava/lang/Object;", 1), run}, walkclass.Invalid},
 		{"at the depth", []asyncprofiler.Frame{step, step, step}, walkclass.TruncatedDepth},
 		{"not in Java", []asyncprofiler.Frame{native}, ""},
 		{"not in Java, as AsyncGetCallTrace says it", []asyncprofiler.Frame{{Name: "[no_Java_frame]", Type: "Native"}}, ""},
