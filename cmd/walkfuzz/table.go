@@ -272,6 +272,9 @@ func agreementColumn(c *store.Cell) string {
 		if bothOK > 0 {
 			s := fmt.Sprintf("%s of %d both walked: agree %s, same methods %s, differ:frame %s",
 				p, bothOK, pct(agree, bothOK, 2), pct(same, bothOK, 2), pct(frame, bothOK, 2))
+			if ld := c.Differential[p][store.FrameLazyDeopt]; ld > 0 && frame > 0 {
+				s += fmt.Sprintf(" (%s of it past a frame pending deoptimization)", pct(ld, frame, 0))
+			}
 			if scopes := c.Differential[p][store.TopScopes]; scopes > 0 {
 				s += ", top scopes " + pct(scopes, bothOK, 2)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/join"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 )
@@ -156,4 +157,7 @@ func TestJoinPairAgreement(t *testing.T) {
 	assert.Equal(t, join.TopScopes, store.TopScopes)
 	c = store.Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {join.TopScopes: 1, "both_ok": 4}}}
 	assert.Contains(t, agreementColumn(&c), "differ:frame 0.00%, top scopes 25.00%")
+	assert.Equal(t, differential.Frame+join.LazyDeoptSuffix, store.FrameLazyDeopt)
+	c = store.Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {differential.Frame: 4, store.FrameLazyDeopt: 3, "both_ok": 8}}}
+	assert.Contains(t, agreementColumn(&c), "differ:frame 50.00% (75% of it past a frame pending deoptimization)")
 }

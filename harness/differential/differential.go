@@ -41,6 +41,8 @@ const (
 	// BothOKLazyDeopt: BothOK pairs whose second walk went through a lazily deoptimized
 	// frame, the base rate SecondExtendsLazyDeopt is read against.
 	BothOKLazyDeopt = "both_ok:lazy_deopt"
+	// FrameLazyDeopt: Frame pairs where a walk went through a lazily deoptimized frame.
+	FrameLazyDeopt = "differ:frame:lazy_deopt"
 	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
 	// compared and not in Samples.
 	PerturbedSamples = "perturbed_samples"
@@ -150,8 +152,11 @@ func (c *Comparer) Add(r *samplelog.Record) {
 				m[SecondExtendsLazyDeopt]++
 			}
 		}
-		if b.Flags&samplelog.FlagLazyDeopt != 0 {
+		if (a.Flags|b.Flags)&samplelog.FlagLazyDeopt != 0 {
 			m[BothOKLazyDeopt]++
+			if class == Frame {
+				m[FrameLazyDeopt]++
+			}
 		}
 	}
 	if class != Agree && c.kept[pair+class] < 5 {

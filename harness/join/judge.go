@@ -151,6 +151,17 @@ func (j *Judge) Finish(w Window) Report {
 			}
 			if a.Failed == "" && b.Failed == "" {
 				m[differential.BothOK]++
+				if slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.LazyDeopt }) {
+					// Where a walk of ours passed a frame pending deoptimization (vmstructs
+					// notes it; the stack is the signal's, whichever walker compared), a profiler that
+					// reads it at the patched pc differs there (the ledger's
+					// ap-deopt-caller-bci): each class is counted again with the suffix,
+					// both_ok:lazy_deopt the base rate it is read against.
+					m[differential.BothOKLazyDeopt]++
+					if class != differential.Agree && class != AgreeCut {
+						m[class+LazyDeoptSuffix]++
+					}
+				}
 			}
 		}
 		rep.Differential[pair] = m

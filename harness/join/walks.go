@@ -108,6 +108,10 @@ type Walk struct {
 	// code or the profiler's marker ("break_stack_range"), "no_Java" when it saw no Java frame.
 	Failed string
 	Cut    bool // stopped at its depth limit: a longer walk that extends it agrees
+	// LazyDeopt: the walk went through a compiled frame pending deoptimization (its return
+	// address patched to the deopt handler; samplelog.FlagLazyDeopt, set by our vmstructs
+	// walker, which reads such a frame at the pc the frame saved).
+	LazyDeopt bool
 }
 
 // FromRecord is a record's Java frames (VM and stub frames left out), its methods resolved
@@ -116,7 +120,8 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 	if r.Result <= 0 {
 		return Walk{Failed: code(r.Result)}
 	}
-	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth}
+	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth,
+		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0}
 	for _, f := range r.Frames {
 		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
 			continue
@@ -250,6 +255,10 @@ func sameMethods(a, b []Frame) bool {
 // the shorter one stopped at its depth limit (a profiler's depth counts its native frames
 // too, so it stops at fewer Java frames than ours at the same limit).
 const AgreeCut = "agree:cut"
+
+// LazyDeoptSuffix marks a pair's class counted again because our walk of the signal went
+// through a frame pending deoptimization (Walk.LazyDeopt): differ:frame:lazy_deopt.
+const LazyDeoptSuffix = ":lazy_deopt"
 
 // Compare classifies a pair of walks of one signal, the profiler's first, with
 // harness/differential's classes (Agree, TopBci, Bci, Length, Frame, AFailed for the

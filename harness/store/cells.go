@@ -300,6 +300,12 @@ func (c *Cell) Agreement(pair string) (agree, sameMethods, frame, bothOK uint64)
 // same reason as agreeCut.
 const TopScopes = "differ:top_scopes"
 
+// FrameLazyDeopt: the differ:frame pairs whose walk of ours went through a frame pending
+// deoptimization (harness/join's differential.Frame + join.LazyDeoptSuffix), where a profiler
+// that reads such a frame at its patched pc loses its inlined scopes (the ledger's
+// ap-deopt-caller-bci); a part of differ:frame, not apart from it.
+const FrameLazyDeopt = "differ:frame:lazy_deopt"
+
 // agreeCut is harness/join's class join.AgreeCut, spelled here so the store does not link
 // the profilers' readers (TestJoinPairAgreement in cmd/walkfuzz checks they match).
 const agreeCut = "agree:cut"
