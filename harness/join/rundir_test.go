@@ -332,6 +332,28 @@ func TestRunDirPairs(t *testing.T) {
 	}
 	t.Logf("differ:frame vs walker %d, by our two walkers' agreement: %v", walker, other)
 	t.Logf("ours-more-on-top: our frame types of the extra frames and the first shared one (1 int, 2 compiled, 3 inlined): %v", dropped)
+	// WALKFUZZ_JOIN_FAILED=<marker>: where the profiler failed with it and our walker walked,
+	// our walk's top Java frame by type (1 interpreted, 2 compiled, 3 inlined, ...) and method.
+	if failed := os.Getenv("WALKFUZZ_JOIN_FAILED"); failed != "" {
+		types, methods := map[uint8]int{}, map[string]int{}
+		for i := range rep.Result.Pairs {
+			a, ours := jg.Pair(rep.Result, i)
+			if a.Failed != failed || len(ours[walker].Frames) == 0 {
+				continue
+			}
+			types[ours[walker].Frames[0].Type]++
+			methods[jg.Names().Key(ours[walker].Frames[0].Method)]++
+		}
+		t.Logf("%s: our top Java frame by type %v", failed, types)
+		keys := make([]string, 0, len(methods))
+		for k := range methods {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return methods[keys[i]] > methods[keys[j]] })
+		for _, k := range keys[:min(8, len(keys))] {
+			t.Logf("%s: our top method %s: %d", failed, k, methods[k])
+		}
+	}
 	n := 0
 	skip := 0
 	if s := os.Getenv("WALKFUZZ_JOIN_SKIP"); s != "" {
