@@ -61,9 +61,15 @@ bin/libwfdefect-%.so: walkers/plugins/defects/defects.c walkers/include/wf_walke
 	@mkdir -p bin
 	gcc $(CFLAGS) -shared -Iwalkers/include $(JNI_INC) -DWF_DEFECT='"$*"' -o $@ $< -ldl -lpthread
 
-bin/libwfjni.so: $(wildcard workloads/native/*.c)
+# workloads/native/bare/: natives built with neither frame pointers nor unwind tables (nor -g's
+# .debug_frame), as many native libraries ship (wfjni_bare.c).
+BARE_C := $(wildcard workloads/native/bare/*.c)
+bin/libwfjni.so: $(wildcard workloads/native/*.c) $(BARE_C)
 	@mkdir -p bin
-	gcc $(CFLAGS) -shared $(JNI_INC) -o $@ $^
+	$(if $(BARE_C),gcc $(filter-out -g,$(CFLAGS)) -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables $(JNI_INC) -c -o bin/wfjni_bare.o $(BARE_C))
+	gcc $(CFLAGS) -shared $(JNI_INC) -o $@ $(wildcard workloads/native/*.c) $(if $(BARE_C),bin/wfjni_bare.o)
+	@rm -f bin/wfjni_bare.o
 
 # --release 11: the jar runs on every LTS from 11 (what needs a newer JDK is reached by
 # reflection, as Thread.ofVirtual). workloads.jar is also a Java agent (redefine_ms: the manifest

@@ -45,6 +45,7 @@ func TestBisectFindsTheCommitThatIntroducedACrash(t *testing.T) {
 	}
 	sh(tmp, "git", "clone", "-q", top, repo)
 	good := sh(repo, "git", "rev-parse", "--short", "HEAD")
+	branch := sh(repo, "git", "rev-parse", "--abbrev-ref", "HEAD") // main on CI; a worktree's own elsewhere
 	// The workloads do not change in this history: reuse this checkout's build of them.
 	if art, err := artifacts.Locate(); err == nil {
 		require.NoError(t, os.MkdirAll(filepath.Join(repo, "bin"), 0o755))
@@ -91,5 +92,5 @@ func TestBisectFindsTheCommitThatIntroducedACrash(t *testing.T) {
 	t.Logf("bisect took %s:\n%s", time.Since(began).Round(time.Millisecond), out2)
 	assert.Contains(t, out2, "first bad commit: "+defect+" the defect")
 	assert.Empty(t, sh(repo, "git", "status", "--porcelain", "--untracked-files=no"), "the checkout is left clean")
-	assert.Equal(t, "main", sh(repo, "git", "rev-parse", "--abbrev-ref", "HEAD"), "and back on its branch")
+	assert.Equal(t, branch, sh(repo, "git", "rev-parse", "--abbrev-ref", "HEAD"), "and back on its branch")
 }

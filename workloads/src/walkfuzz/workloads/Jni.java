@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
  * Java/native transitions. Each op calls JDK natives (identity hash codes, Thread.yield,
  * FileInputStream reads of /proc/self/stat), sleeps, parks or waits for a few microseconds to a
  * millisecond, does a blocking echo round trip over a 127.0.0.1 socket, and, with the wfjni
- * library (-Dwalkfuzz.jni.lib), computes in C, recurses through native upcalls (Java and native
+ * library (-Dwalkfuzz.jni.lib), computes in C (also in code built with neither frame pointers
+ * nor unwind tables), recurses through native upcalls (Java and native
  * frames interleaved up to upcall_depth levels), sums an array inside a JNI critical section,
  * and every attach_ms runs a native thread that attaches to the VM and calls Java.
  *
@@ -41,6 +42,7 @@ final class Jni implements Workload {
     private ServerSocket server;
 
     private final LongAdder computes = new LongAdder();
+    private final LongAdder computesBare = new LongAdder();
     private final LongAdder upcallChains = new LongAdder();
     private final LongAdder upcalls = new LongAdder();
     private final LongAdder chainsVerified = new LongAdder();
@@ -73,6 +75,9 @@ final class Jni implements Workload {
     }
 
     static native long compute(long seed, int iters);
+
+    /** compute() built without frame pointers and unwind tables (native/bare/wfjni_bare.c). */
+    static native long computeBare(long seed, int iters);
 
     private native long upcall(int depth, long acc, boolean verify);
 
@@ -248,6 +253,8 @@ final class Jni implements Workload {
         int iters = computeIters / 2 + ctx.rnd.nextInt(computeIters);
         expect(compute(seed, iters) == mirror(seed, iters), "C compute differs from Java");
         computes.increment();
+        expect(computeBare(seed, iters) == mirror(seed, iters), "C compute without unwind information differs from Java");
+        computesBare.increment();
 
         ctx.sink += upcall(1 + ctx.rnd.nextInt(upcallDepth), seed, ctx.ops % 32 == 0);
         upcallChains.increment();
@@ -284,7 +291,8 @@ final class Jni implements Workload {
             out.add("jni", mismatches.sum() == 0 && (upcalls.sum() > 0 || out.partial), upcalls.sum() + " upcalls in " + upcallChains.sum()
                     + " chains up to " + upcallDepth + " deep (" + chainsVerified.sum()
                     + " verified Java/native alternating), "
-                    + computes.sum() + " C computations matched Java, " + criticals.sum() + " critical-array sums, "
+                    + computes.sum() + " C computations matched Java (" + computesBare.sum()
+                    + " more in code without unwind information), " + criticals.sum() + " critical-array sums, "
                     + attachedCalls.sum() + " calls on " + attachedThreads.sum() + " attached native threads" + bad);
         }
     }
