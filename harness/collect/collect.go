@@ -344,6 +344,9 @@ const decodeBatch = 2048
 // unresolved in about one vthreads run of 13 (1-11 walks) though the final table named them.
 const nameHold = time.Duration(methods.SweepLead) + 2*time.Second
 
+// maxHeld bounds the signals nameHold keeps waiting at once.
+const maxHeld = 1024
+
 // sigKey is one signal's walks: held back together, so a check that pairs a signal's walks
 // (the oracle, the differential, the give-up judge) still sees all of them.
 type sigKey struct {
@@ -382,6 +385,11 @@ func (c *Collector) consumePending(final bool, cut uint64) {
 				}
 				held[sigKey{r.Tid, r.Sample}] = true
 			}
+		}
+		if len(held) > maxHeld {
+			// So many unnamed walks are a walker's garbage ids, not a sweep's lag (a few dozen
+			// walks a run): holding them would keep seconds of decoded walks in memory.
+			held = nil
 		}
 	}
 	n := 0
