@@ -47,6 +47,7 @@ func TestRunDirPairs(t *testing.T) {
 	// engine's event holds the samples (a tgkill or wall run's are WallClockSample).
 	var ep struct {
 		Walkers []string `json:"walkers"`
+		Depth   int      `json:"depth"` // the profiler's jstackdepth and our walkers' limit
 		Signals struct {
 			Mode string `json:"mode"`
 		} `json:"signals"`
@@ -65,6 +66,9 @@ func TestRunDirPairs(t *testing.T) {
 		event = eng.Sample
 	}
 	plan := asyncprofiler.Plan{Recording: filepath.Join(dir, asyncprofiler.RecordingName), Events: []string{event}, Depth: asyncprofiler.DefaultDepth}
+	if ep.Depth > 0 {
+		plan.Depth = ep.Depth
+	}
 	read := func(fn func(*asyncprofiler.Sample)) error {
 		return asyncprofiler.ReadRecording(java, plan.Recording, plan.Events, fn)
 	}
@@ -75,6 +79,9 @@ func TestRunDirPairs(t *testing.T) {
 		}
 		plan, err = ddprof.Options(ddprof.Target{Lib: lib, Mode: "vm", Signals: ep.Signals.Mode, IntervalUs: 100, Dir: dir})
 		require.NoError(t, err)
+		if ep.Depth > 0 {
+			plan.Depth = ep.Depth
+		}
 		profiler, win = "ddprof:vm", Window{Max: 1_000_000, Slack: DefaultWindow.Slack, OffsetQuantile: 0.1} // as harness/outproc/ddprofsession
 		read = func(fn func(*asyncprofiler.Sample)) error { return ddprof.ReadRecording(java, plan, fn) }
 	}
@@ -365,6 +372,11 @@ func TestRunDirPairs(t *testing.T) {
 		if class == differential.Agree || class == AgreeCut || a.Failed != "" || ours[walker].Failed != "" || want != "" && class != want {
 			continue
 		}
+		if os.Getenv("WALKFUZZ_JOIN_OURS_AGREE") != "" { // only where our two walkers agree
+			if c, _ := Compare(ours[0], ours[1]); c != differential.Agree && c != AgreeCut {
+				continue
+			}
+		}
 		if skip > 0 { // WALKFUZZ_JOIN_SKIP: past the first pairs (a run's start-up)
 			skip--
 			continue
@@ -381,7 +393,7 @@ func TestRunDirPairs(t *testing.T) {
 		render := func(w Walk) string {
 			var s []string
 			for k := max(0, at-1); k < min(len(w.Frames), at+3); k++ {
-				s = append(s, fmt.Sprintf("%s@%d", jg.Names().Key(w.Frames[k].Method), w.Frames[k].Bci))
+				s = append(s, fmt.Sprintf("%s@%d/t%d", shortKey(jg.Names().Key(w.Frames[k].Method)), w.Frames[k].Bci, w.Frames[k].Type))
 			}
 			return fmt.Sprintf("%d frames: %s", len(w.Frames), strings.Join(s, " | "))
 		}
@@ -398,6 +410,14 @@ func topExtra(short, long []Frame) int {
 	k := len(long) - len(short)
 	if k <= 0 || !sameMethods(short, long[k:]) {
 		return 0
+	}
+	return k
+}
+
+// shortKey is a method key without its descriptor, for reading.
+func shortKey(k string) string {
+	if i := strings.IndexByte(k, '('); i > 0 {
+		return k[:i]
 	}
 	return k
 }
