@@ -12,6 +12,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -119,7 +120,13 @@ public class ApBreakStackRange {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("count")) {
-            System.exit(count(Path.of(args[1])));
+            int rc = 3; // the reader failed: neither a verdict nor a finding (an uncaught exception would exit 1)
+            try {
+                rc = count(Path.of(args[1]));
+            } catch (IOException | RuntimeException e) {
+                e.printStackTrace();
+            }
+            System.exit(rc);
         }
         long secs = args.length > 0 ? Long.parseLong(args[0]) : 5;
         long until = System.nanoTime() + secs * 1_000_000_000L;

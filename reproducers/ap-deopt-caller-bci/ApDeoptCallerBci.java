@@ -143,7 +143,13 @@ public class ApDeoptCallerBci {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("count")) {
-            System.exit(count(Path.of(args[1])));
+            int rc = 3; // the reader failed: neither a verdict nor a finding (an uncaught exception would exit 1)
+            try {
+                rc = count(Path.of(args[1]));
+            } catch (IOException | RuntimeException e) {
+                e.printStackTrace();
+            }
+            System.exit(rc);
         }
         long secs = args.length > 0 ? Long.parseLong(args[0]) : 5;
         Runner r = new Runner();

@@ -8,6 +8,7 @@
  * @run main ApEpilogue count rec.jfr
  */
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -77,7 +78,13 @@ public class ApEpilogue {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("count")) {
-            System.exit(count(Path.of(args[1])));
+            int rc = 3; // the reader failed: neither a verdict nor a finding (an uncaught exception would exit 1)
+            try {
+                rc = count(Path.of(args[1]));
+            } catch (IOException | RuntimeException e) {
+                e.printStackTrace();
+            }
+            System.exit(rc);
         }
         long secs = args.length > 0 ? Long.parseLong(args[0]) : 5;
         long until = System.nanoTime() + secs * 1_000_000_000L;

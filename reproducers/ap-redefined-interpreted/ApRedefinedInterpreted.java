@@ -74,7 +74,13 @@ public class ApRedefinedInterpreted {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("count")) {
-            System.exit(count(Path.of(args[1])));
+            int rc = 3; // the reader failed: neither a verdict nor a finding (an uncaught exception would exit 1)
+            try {
+                rc = count(Path.of(args[1]));
+            } catch (IOException | RuntimeException e) {
+                e.printStackTrace();
+            }
+            System.exit(rc);
         }
         if (inst == null || !inst.isRedefineClassesSupported()) {
             System.err.println("no Instrumentation that can redefine classes: run with -jar app.jar (Launcher-Agent-Class, Can-Redefine-Classes)");

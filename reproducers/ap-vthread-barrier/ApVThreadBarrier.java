@@ -10,6 +10,7 @@
  */
 
 import java.lang.reflect.Method;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,7 +51,13 @@ public class ApVThreadBarrier {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("count")) {
-            System.exit(count(Path.of(args[1])));
+            int rc = 3; // the reader failed: neither a verdict nor a finding (an uncaught exception would exit 1)
+            try {
+                rc = count(Path.of(args[1]));
+            } catch (IOException | RuntimeException e) {
+                e.printStackTrace();
+            }
+            System.exit(rc);
         }
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
         if (Runtime.version().feature() < 21) {
