@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/report"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
@@ -277,6 +278,13 @@ func agreementColumn(c *store.Cell) string {
 			}
 			if scopes := c.Differential[p][store.TopScopes]; scopes > 0 {
 				s += ", top scopes " + pct(scopes, bothOK, 2)
+			}
+			// Give-ups on the same signal: one walker failed where the other returned frames
+			// (of every sample of the pair, failures included).
+			if n := c.Differential[p][differential.Samples]; n > 0 {
+				a, b, _ := strings.Cut(p, "~")
+				s += fmt.Sprintf(", failed alone: %s %s, %s %s", a, pct(c.Differential[p][differential.AFailed], n, 2),
+					b, pct(c.Differential[p][differential.BFailed], n, 2))
 			}
 			out = append(out, s)
 		}

@@ -160,4 +160,6 @@ func TestJoinPairAgreement(t *testing.T) {
 	assert.Equal(t, differential.Frame+join.LazyDeoptSuffix, store.FrameLazyDeopt)
 	c = store.Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {differential.Frame: 4, store.FrameLazyDeopt: 3, "both_ok": 8}}}
 	assert.Contains(t, agreementColumn(&c), "differ:frame 50.00% (75% of it past a frame pending deoptimization)")
+	c = store.Cell{Differential: map[string]map[string]uint64{"ddprof:vm~vmstructs": {differential.Samples: 10, differential.AFailed: 3, differential.BFailed: 1, "both_ok": 6, differential.Agree: 6}}}
+	assert.Contains(t, agreementColumn(&c), "failed alone: ddprof:vm 30.00%, vmstructs 10.00%")
 }
