@@ -283,8 +283,12 @@ func agreementColumn(c *store.Cell) string {
 			// (of every sample of the pair, failures included).
 			if n := c.Differential[p][differential.Samples]; n > 0 {
 				a, b, _ := strings.Cut(p, "~")
-				s += fmt.Sprintf(", failed alone: %s %s, %s %s", a, pct(c.Differential[p][differential.AFailed], n, 2),
-					b, pct(c.Differential[p][differential.BFailed], n, 2))
+				first := c.Differential[p][differential.AFailed]
+				s += fmt.Sprintf(", failed alone: %s %s", a, pct(first, n, 2))
+				if nt := c.Differential[p][store.FirstFailedNativeTop]; nt > 0 && first > 0 {
+					s += fmt.Sprintf(" (%s of it in a Java native method)", pct(nt, first, 0))
+				}
+				s += fmt.Sprintf(", %s %s", b, pct(c.Differential[p][differential.BFailed], n, 2))
 			}
 			out = append(out, s)
 		}

@@ -162,4 +162,7 @@ func TestJoinPairAgreement(t *testing.T) {
 	assert.Contains(t, agreementColumn(&c), "differ:frame 50.00% (75% of it past a frame pending deoptimization)")
 	c = store.Cell{Differential: map[string]map[string]uint64{"ddprof:vm~vmstructs": {differential.Samples: 10, differential.AFailed: 3, differential.BFailed: 1, "both_ok": 6, differential.Agree: 6}}}
 	assert.Contains(t, agreementColumn(&c), "failed alone: ddprof:vm 30.00%, vmstructs 10.00%")
+	assert.Equal(t, differential.AFailed+join.NativeTopSuffix, store.FirstFailedNativeTop)
+	c.Differential["ddprof:vm~vmstructs"][store.FirstFailedNativeTop] = 2
+	assert.Contains(t, agreementColumn(&c), "failed alone: ddprof:vm 30.00% (67% of it in a Java native method), vmstructs 10.00%")
 }

@@ -144,6 +144,11 @@ func (j *Judge) Finish(w Window) Report {
 			switch class {
 			case differential.AFailed:
 				m[class+":"+a.Failed]++
+				if b.Frames[0].Native {
+					// The profiler gave up on a thread in a Java native method, which our walker
+					// reached through the last-Java-frame anchor (the ledger's ap-native-anchor).
+					m[class+NativeTopSuffix]++
+				}
 			case differential.BFailed:
 				m[class+":"+b.Failed]++
 			case differential.BothFailed:

@@ -275,6 +275,10 @@ const AgreeCut = "agree:cut"
 // through a frame pending deoptimization (Walk.LazyDeopt): differ:frame:lazy_deopt.
 const LazyDeoptSuffix = ":lazy_deopt"
 
+// NativeTopSuffix marks the profiler's give-ups (first_failed) where our walk's top Java frame
+// is a native method: first_failed:native_top.
+const NativeTopSuffix = ":native_top"
+
 // Compare classifies a pair of walks of one signal, the profiler's first, with
 // harness/differential's classes (Agree, TopBci, Bci, Length, Frame, AFailed for the
 // profiler's failure, BFailed for ours, BothFailed), AgreeCut, FirstMissingTop and

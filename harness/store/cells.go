@@ -306,6 +306,10 @@ const TopScopes = "differ:top_scopes"
 // ap-deopt-caller-bci); a part of differ:frame, not apart from it.
 const FrameLazyDeopt = "differ:frame:lazy_deopt"
 
+// FirstFailedNativeTop: a profiler's give-ups (first_failed) on a thread whose top Java frame
+// was a native method (harness/join's differential.AFailed + join.NativeTopSuffix).
+const FirstFailedNativeTop = "first_failed:native_top"
+
 // agreeCut is harness/join's class join.AgreeCut, spelled here so the store does not link
 // the profilers' readers (TestJoinPairAgreement in cmd/walkfuzz checks they match).
 const agreeCut = "agree:cut"
