@@ -109,13 +109,16 @@ func (k *KnownStack) nearTagged(tid, t int64) bool {
 func (k *KnownStack) walk(s *asyncprofiler.Sample) *ksWalk {
 	w := &ksWalk{cut: s.CutAt(k.jg.depth)}
 	benign := ""
-	for _, f := range s.Frames {
-		if m := f.Marker(); m != "" {
-			if !asyncprofiler.Benign(m) {
+	for i, f := range s.Frames {
+		if f.Marker() != "" {
+			m := s.MarkerAt(i)
+			if m != "" && !asyncprofiler.Benign(m) {
 				w.failed = m
 				break
 			}
-			benign = m
+			if m != "" {
+				benign = m
+			}
 			continue
 		}
 		if f.Unnamed() {

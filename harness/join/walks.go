@@ -143,9 +143,9 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 // it: the walk broke. depth is the profiler's stack depth (Plan.Depth).
 func FromProfiler(s *asyncprofiler.Sample, n *Names, depth int) Walk {
 	w := Walk{Cut: s.CutAt(depth)}
-	for _, f := range s.Frames {
-		if m := f.Marker(); m != "" {
-			if !asyncprofiler.Benign(m) && w.Failed == "" {
+	for i, f := range s.Frames {
+		if f.Marker() != "" {
+			if m := s.MarkerAt(i); m != "" && !asyncprofiler.Benign(m) && w.Failed == "" {
 				w.Failed = m
 			}
 			continue

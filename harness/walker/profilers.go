@@ -114,7 +114,7 @@ type profilerRefusal struct {
 var profilerRefusals = []profilerRefusal{
 	{asyncprofiler.Profiler, []string{"vm", "vmx"}, "4.0", 25,
 		"refuses cstack=vm and vmx on JDK 25 (\"[ERROR] VMStructs stack walking is not supported on this JVM/platform\", no recording: the JDK-8343789-era break, fixed in later releases)"},
-	{ddprof.Profiler, []string{"vm"}, "1.22.0", 25,
+	{ddprof.Profiler, ddprof.Modes, "1.22.0", 25,
 		"does not start on JDK 25 (no \"Profiling started\", no recording)"},
 }
 
@@ -201,9 +201,11 @@ func profilerLines() []Walker {
 		// other modes when --walkers names them.
 		out = append(out, Walker{Name: name, Placement: OutOfProcess, Color: colors[i%len(colors)], Requires: needsProfiler(name), Profiler: true, OptIn: m != "vm"})
 	}
-	for _, m := range ddprof.Modes {
+	ddColors := []string{"#b3de69", "#ccebc5", "#ffed6f", "#d9d9d9"}
+	for i, m := range ddprof.Modes {
 		name := DDProfPrefix + ":" + m
-		out = append(out, Walker{Name: name, Placement: OutOfProcess, Color: "#b3de69", Requires: needsProfiler(name), Profiler: true})
+		// vm is the Datadog profiler's walker the default campaign runs; the others on demand.
+		out = append(out, Walker{Name: name, Placement: OutOfProcess, Color: ddColors[i%len(ddColors)], Requires: needsProfiler(name), Profiler: true, OptIn: m != "vm"})
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func TestCheckNamesTheFix(t *testing.T) {
 		"plugin:":                  "walker plugin  not found",
 		"ap:nosuch":                `walker "ap:nosuch": ap has no mode "nosuch" (modes: vm, vmx, fp, dwarf, agct)`,
 		"ap@x:vm":                  `walker "ap@x:vm": want ap:MODE or ap@RELEASE:MODE`,
-		"ddprof:vmx":               `walker "ddprof:vmx": ddprof has no mode "vmx" (modes: vm)`,
+		"ddprof:lbr":               `walker "ddprof:lbr": ddprof has no mode "lbr" (modes: vm, vmx, fp, dwarf)`,
 	} {
 		err := Check(name)
 		require.Error(t, err, name)

@@ -118,15 +118,45 @@ func Benign(marker string) bool {
 	return false
 }
 
-// Markers are the sample's marker frames' names, innermost first.
+// Markers are the sample's marker frames' names that fail its Java walk (MarkerAt),
+// innermost first.
 func (s *Sample) Markers() []string {
 	var out []string
-	for _, f := range s.Frames {
-		if m := f.Marker(); m != "" {
+	for i := range s.Frames {
+		if m := s.MarkerAt(i); m != "" {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// callStub is HotSpot's StubRoutines::call_stub, which the VM's JavaCalls enter Java through:
+// the frame below a Java stack's outermost frame when the VM called it (a thread's run(),
+// a class loader's loadClass, a <clinit>).
+const callStub = "call_stub"
+
+// MarkerAt is frame i's marker (Frame.Marker) if it fails the sample's Java walk, else "".
+// A marker below a call stub that has Java frames above it does not: the walker reached the
+// VM entry the Java stack began at and failed in the VM's native frames below it, which only
+// a mixed walk (ddprof's cstack=vmx) goes on into. Seen: ddprof 1.22.0's vmx walks of
+// recursion/17 ending `Thread.run, call_stub, unknown` (290 of 350 samples, all judged
+// error:unknown though their Java stacks were whole: a walkfuzz false flag). Java frames
+// below the stub, if the walker got there, still count.
+func (s *Sample) MarkerAt(i int) string {
+	m := s.Frames[i].Marker()
+	if m == "" {
+		return ""
+	}
+	java := false
+	for _, f := range s.Frames[:i] {
+		switch {
+		case f.Java():
+			java = true
+		case java && f.Name == callStub:
+			return ""
+		}
+	}
+	return m
 }
 
 // CutAt reports whether the profiler cut the sample at its stack depth (jstackdepth): it

@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,8 +42,10 @@ const (
 	RecordingName = "ddprof.jfr"
 )
 
-// Modes are ddprof's walkers under test; only its VMStructs walker so far.
-var Modes = []string{"vm"}
+// Modes are ddprof's walkers under test, by its cstack option: vm and vmx (walkVM, vmx with
+// native frames mixed in), fp and dwarf (native unwinding by frame pointers or DWARF, the Java
+// frames from AsyncGetCallTrace). ddprof 1.22.0 accepts all four; lbr needs hardware events.
+var Modes = []string{"vm", "vmx", "fp", "dwarf"}
 
 // ParseName parses ddprof:vm or ddprof@1.22.0:vm; ok is false for another walker's name.
 func ParseName(s string) (asyncprofiler.Name, bool, error) {
@@ -81,15 +84,15 @@ type Target struct {
 	Dir        string
 }
 
-// Options plans a ddprof run: `start,<cpu|wall>=NS,cstack=vm,file=DIR/ddprof.jfr`.
+// Options plans a ddprof run: `start,<cpu|wall>=NS,cstack=MODE,file=DIR/ddprof.jfr`.
 func Options(t Target) (asyncprofiler.Plan, error) {
-	if t.Mode != "vm" {
+	if !slices.Contains(Modes, t.Mode) {
 		return asyncprofiler.Plan{}, fmt.Errorf("unsupported: ddprof has no mode %q (modes: %s)", t.Mode, strings.Join(Modes, ", "))
 	}
 	if t.Lib == nil {
 		return asyncprofiler.Plan{}, fmt.Errorf("unsupported: no ddprof library: %s", asyncprofiler.FetchStep)
 	}
-	if !t.Lib.Has("_ZN11StackWalker6walkVM") {
+	if (t.Mode == "vm" || t.Mode == "vmx") && !t.Lib.Has("_ZN11StackWalker6walkVM") {
 		return asyncprofiler.Plan{}, fmt.Errorf("unsupported: ddprof %s: no VMStructs walker (StackWalker::walkVM)", t.Lib.Version)
 	}
 	e, ok := engines[t.Signals]
@@ -101,7 +104,7 @@ func Options(t Target) (asyncprofiler.Plan, error) {
 	}
 	p := asyncprofiler.Plan{Recording: filepath.Join(t.Dir, RecordingName), Events: []string{e.event}, Signal: e.signal,
 		Library: t.Lib.Path, Version: t.Lib.Version, Depth: asyncprofiler.DefaultDepth}
-	p.Options = strings.Join([]string{"start", fmt.Sprintf("%s=%d", e.option, int64(t.IntervalUs)*1000), "cstack=vm", "file=" + p.Recording}, ",")
+	p.Options = strings.Join([]string{"start", fmt.Sprintf("%s=%d", e.option, int64(t.IntervalUs)*1000), "cstack=" + t.Mode, "file=" + p.Recording}, ",")
 	p.Flag = "-agentpath:" + t.Lib.Path + "=" + p.Options
 	return p, nil
 }

@@ -24,7 +24,8 @@ func TestParseName(t *testing.T) {
 		{in: "ddprof:vm", want: asyncprofiler.Name{Prefix: "ddprof", Mode: "vm"}, ok: true},
 		{in: "ddprof@1.22.0:vm", want: asyncprofiler.Name{Prefix: "ddprof", Release: "1.22.0", Mode: "vm"}, ok: true},
 		{in: "ap:vm"},
-		{in: "ddprof:fp", ok: true, errSub: `no mode "fp"`},
+		{in: "ddprof:fp", want: asyncprofiler.Name{Prefix: "ddprof", Mode: "fp"}, ok: true},
+		{in: "ddprof:lbr", ok: true, errSub: `no mode "lbr"`},
 		{in: "ddprof@x:vm", ok: true, errSub: "want ddprof:MODE"},
 	} {
 		n, ok, err := ParseName(c.in)
@@ -60,6 +61,9 @@ func TestOptions(t *testing.T) {
 	}
 	_, err := Options(Target{Lib: &asyncprofiler.Library{Profiler: Profiler, Version: "0.1", Path: p + ".none"}, Mode: "vm", Signals: "cpu", IntervalUs: 100})
 	assert.ErrorContains(t, err, "unsupported: ddprof 0.1: no VMStructs walker")
+	plan, err := Options(Target{Lib: &asyncprofiler.Library{Profiler: Profiler, Version: "0.1", Path: p + ".none"}, Mode: "fp", Signals: "cpu", IntervalUs: 100, Dir: "D"})
+	require.NoError(t, err, "fp needs no walkVM")
+	assert.Contains(t, plan.Options, ",cstack=fp,")
 }
 
 // TestProfiledRun runs a real JVM 4 s under ddprof:vm at 100 µs on lambdas: the recording
