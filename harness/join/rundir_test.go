@@ -16,6 +16,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/jdk"
 	"github.com/walkfuzz/walkfuzz/harness/knownstack"
+	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 	"github.com/walkfuzz/walkfuzz/walkers/ddprof"
 )
@@ -339,6 +340,26 @@ func TestRunDirPairs(t *testing.T) {
 	}
 	t.Logf("differ:frame vs walker %d, by our two walkers' agreement: %v", walker, other)
 	t.Logf("ours-more-on-top: our frame types of the extra frames and the first shared one (1 int, 2 compiled, 3 inlined): %v", dropped)
+	// differ:frame pairs by where the walks part: the top frame compiled at a bci of 0 or -1 on
+	// either side (a compiled method's prologue or entry), and whether our two walkers agree.
+	entry := map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, ours := jg.Pair(rep.Result, i)
+		if c, _ := Compare(a, ours[walker]); c != differential.Frame {
+			continue
+		}
+		b := ours[walker]
+		at0 := func(w Walk) bool {
+			return len(w.Frames) > 0 && uint32(w.Frames[0].Type) == samplelog.FrameCompiled && w.Frames[0].Bci <= 0
+		}
+		key := "top_not_at_entry"
+		if at0(a) || at0(b) {
+			key = "top_compiled_at_bci_0_or_-1"
+		}
+		oc, _ := Compare(ours[0], ours[1])
+		entry[key+"/ours_"+oc]++
+	}
+	t.Logf("differ:frame vs walker %d by top frame: %v", walker, entry)
 	// WALKFUZZ_JOIN_FAILED=<marker>: where the profiler failed with it and our walker walked,
 	// our walk's top Java frame by type (1 interpreted, 2 compiled, 3 inlined, ...) and method.
 	if failed := os.Getenv("WALKFUZZ_JOIN_FAILED"); failed != "" {
