@@ -140,7 +140,7 @@ func TestProfilerBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--walker", "ap:nosuch"}, `ap has no mode "nosuch"`},
-		{[]string{"run", "--walker", "ddprof:vmx"}, `ddprof has no mode "vmx"`},
+		{[]string{"run", "--walker", "ddprof:lbr"}, `ddprof has no mode "lbr"`},
 		{[]string{"run", "--walker", "ap:vm", "--profiler-lib", "/etc/hostname"}, "give the build's libasyncProfiler.so"},
 		{[]string{"run", "--walker", "ap:vm", "--profiler-lib", notLib}, "is not a shared library"},
 		{[]string{"fuzz", "--budget", "1s", "--walkers", "ap:vm", "--profiler-lib", notLib}, "is not a shared library"},

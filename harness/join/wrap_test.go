@@ -280,6 +280,14 @@ func mean(v []float64) float64 {
 // the same way. JMC's parser names no OS thread id, so samples are given our thread's id by
 // thread name (the workload's names are unique).
 func TestWrapDdprof(t *testing.T) {
+	// vm is Datadog's VMStructs walker; fp takes its Java frames from AsyncGetCallTrace on the
+	// very ucontext our asgct walked, so where both complete they must agree (as ap:agct).
+	for _, mode := range []string{"vm", "fp"} {
+		t.Run(mode, func(t *testing.T) { wrapDdprof(t, mode) })
+	}
+}
+
+func wrapDdprof(t *testing.T, mode string) {
 	art, _ := wrapSetup(t)
 	lib, err := ddprof.Find("", "")
 	if err != nil {
@@ -290,7 +298,7 @@ func TestWrapDdprof(t *testing.T) {
 		t.Skip(err)
 	}
 	dir := t.TempDir()
-	plan, err := ddprof.Options(ddprof.Target{Lib: lib, Mode: "vm", Signals: "cpu", IntervalUs: 100, Dir: dir})
+	plan, err := ddprof.Options(ddprof.Target{Lib: lib, Mode: mode, Signals: "cpu", IntervalUs: 100, Dir: dir})
 	require.NoError(t, err)
 	conf := fmt.Sprintf("log=%s\nmethods=%s\ncodes=%s\nwalkers=asgct,vmstructs\nwrap=%d\n",
 		filepath.Join(dir, "samples.bin"), filepath.Join(dir, "methods.tsv"), filepath.Join(dir, "codes.tsv"), plan.Signal)
@@ -302,7 +310,7 @@ func TestWrapDdprof(t *testing.T) {
 		"-cp", art.Workloads, "walkfuzz.workloads.Main", "lambdas", "seed=0x5eed", "duration_ms=4000", "threads=2")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	lj := loadJudge(t, filepath.Join(dir, "samples.bin"), dir, "ddprof:vm", plan.Depth)
+	lj := loadJudge(t, filepath.Join(dir, "samples.bin"), dir, "ddprof:"+mode, plan.Depth)
 	jg, h, byName := lj.jg, lj.h, lj.byName
 	err = ddprof.ReadRecording(filepath.Join(j.Path, "bin", "java"), plan, func(s *asyncprofiler.Sample) {
 		if tid, ok := byName[s.Thread]; ok {
@@ -328,4 +336,9 @@ func TestWrapDdprof(t *testing.T) {
 	// 99.0% here; a cpu-mode recursion run joined 82% with the median calibration, whose
 	// offset was ddprof's walk time.
 	assert.Greater(t, rep.Result.WrappedRate(), 0.9, "ddprof's samples joined once wrapped")
+	if mode == "fp" {
+		a, ok := agreement(rep.Differential["ddprof:fp~asgct"])
+		require.Positive(t, ok, "no ddprof:fp sample both walked")
+		assert.GreaterOrEqual(t, float64(a), 0.99*float64(ok), "ddprof:fp and asgct on the same context")
+	}
 }
