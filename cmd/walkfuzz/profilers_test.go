@@ -175,3 +175,29 @@ func TestAsyncProfilerEpilogueDefectAcrossReleases(t *testing.T) {
 	assert.Greater(t, giveups["4.1"], 0.03, "4.1's unknown where vmstructs completed, of joined pairs")
 	assert.Less(t, giveups["4.2"], 0.005, "4.2's")
 }
+
+// A regression in async-profiler, caught on the same signal: from 4.3 its vm walker ends a
+// walk in native code that has neither frame pointers nor unwind tables with
+// break_stack_range instead of reaching the Java frames through the last-Java-frame anchor,
+// which 4.2 does (ledger ap-native-anchor). The jni workload's Jni.computeBare is such code: on
+// jni/17 4.6 gave up on 2,961 of 23,495 joined signals vmstructs walked (520 of 534 give-ups
+// of one run in a Java native method), 4.2 on none.
+func TestAsyncProfilerNativeAnchorRegression(t *testing.T) {
+	for _, r := range []string{"4.2", "4.6"} {
+		if _, err := os.Stat(filepath.Join(asyncprofiler.CacheDir(), asyncprofiler.Profiler, r, asyncprofiler.LibraryName)); err != nil {
+			t.Skipf("async-profiler %s not fetched: run scripts/fetch-profilers.sh", r)
+		}
+	}
+	inNative := map[string]float64{}
+	for _, rel := range []string{"4.2", "4.6"} {
+		w := "ap@" + rel + ":vm"
+		r := runProfiler(t, "--walker", w, "--workload", "jni", "--seed", "0x5eed", "--threads", "2", "--jitter", "0",
+			"--perturb-registers", "0", "--read-fault-ppm", "0", "--remote-pct", "0", "--jvm-flags", "")
+		m := r.Differential[w+"~vmstructs"]
+		require.Greater(t, m["samples"], uint64(1000), "%s~vmstructs: %v", w, m)
+		inNative[rel] = float64(m["first_failed:native_top"]) / float64(m["samples"])
+		t.Logf("%s: gave up in a Java native method on %d of %d joined signals vmstructs walked: %v", w, m["first_failed:native_top"], m["samples"], m)
+	}
+	assert.Greater(t, inNative["4.6"], 0.01, "4.6's give-ups in a Java native method, of joined pairs")
+	assert.Less(t, inNative["4.2"], 0.002, "4.2's")
+}
