@@ -158,22 +158,31 @@ func TestProfilerBadInput(t *testing.T) {
 // of joined signals whose stack our vmstructs walker completed from the very ucontext, 4.2
 // on 0.03-0.04% (corpus/walk-anomalies.md).
 func TestAsyncProfilerEpilogueDefectAcrossReleases(t *testing.T) {
-	for _, r := range []string{"4.1", "4.2"} {
+	giveups := giveUpsAcrossReleases(t, "calls", "first_failed:unknown", 3000, "4.1", "4.2")
+	assert.Greater(t, giveups["4.1"], 0.03, "4.1's unknown where vmstructs completed, of joined pairs")
+	assert.Less(t, giveups["4.2"], 0.005, "4.2's")
+}
+
+// giveUpsAcrossReleases runs each async-profiler release's vm walker wrapped on workload (4 s,
+// JDK 17, a fixed seed, no perturbations) and returns, per release, the share of its pairs with
+// vmstructs counted under class (a give-up class of the join), after at least minPairs pairs.
+func giveUpsAcrossReleases(t *testing.T, workload, class string, minPairs uint64, releases ...string) map[string]float64 {
+	for _, r := range releases {
 		if _, err := os.Stat(filepath.Join(asyncprofiler.CacheDir(), asyncprofiler.Profiler, r, asyncprofiler.LibraryName)); err != nil {
 			t.Skipf("async-profiler %s not fetched: run scripts/fetch-profilers.sh", r)
 		}
 	}
-	giveups := map[string]float64{}
-	for _, rel := range []string{"4.1", "4.2"} {
+	shares := map[string]float64{}
+	for _, rel := range releases {
 		w := "ap@" + rel + ":vm"
-		r := runProfiler(t, "--walker", w, "--workload", "calls", "--seed", "0x5eed", "--threads", "2", "--jitter", "0",
+		r := runProfiler(t, "--walker", w, "--workload", workload, "--seed", "0x5eed", "--threads", "2", "--jitter", "0",
 			"--perturb-registers", "0", "--read-fault-ppm", "0", "--remote-pct", "0", "--jvm-flags", "")
 		m := r.Differential[w+"~vmstructs"]
-		require.Greater(t, m["samples"], uint64(3000), "%s~vmstructs: %v", w, m)
-		giveups[rel] = float64(m["first_failed:unknown"]) / float64(m["samples"])
+		require.Greater(t, m["samples"], minPairs, "%s~vmstructs: %v", w, m)
+		shares[rel] = float64(m[class]) / float64(m["samples"])
+		t.Logf("%s: %s on %d of %d joined signals vmstructs walked", w, class, m[class], m["samples"])
 	}
-	assert.Greater(t, giveups["4.1"], 0.03, "4.1's unknown where vmstructs completed, of joined pairs")
-	assert.Less(t, giveups["4.2"], 0.005, "4.2's")
+	return shares
 }
 
 // A regression in async-profiler, caught on the same signal: from 4.3 its vm walker ends a
@@ -183,21 +192,7 @@ func TestAsyncProfilerEpilogueDefectAcrossReleases(t *testing.T) {
 // jni/17 4.6 gave up on 2,961 of 23,495 joined signals vmstructs walked (520 of 534 give-ups
 // of one run in a Java native method), 4.2 on none.
 func TestAsyncProfilerNativeAnchorRegression(t *testing.T) {
-	for _, r := range []string{"4.2", "4.6"} {
-		if _, err := os.Stat(filepath.Join(asyncprofiler.CacheDir(), asyncprofiler.Profiler, r, asyncprofiler.LibraryName)); err != nil {
-			t.Skipf("async-profiler %s not fetched: run scripts/fetch-profilers.sh", r)
-		}
-	}
-	inNative := map[string]float64{}
-	for _, rel := range []string{"4.2", "4.6"} {
-		w := "ap@" + rel + ":vm"
-		r := runProfiler(t, "--walker", w, "--workload", "jni", "--seed", "0x5eed", "--threads", "2", "--jitter", "0",
-			"--perturb-registers", "0", "--read-fault-ppm", "0", "--remote-pct", "0", "--jvm-flags", "")
-		m := r.Differential[w+"~vmstructs"]
-		require.Greater(t, m["samples"], uint64(1000), "%s~vmstructs: %v", w, m)
-		inNative[rel] = float64(m["first_failed:native_top"]) / float64(m["samples"])
-		t.Logf("%s: gave up in a Java native method on %d of %d joined signals vmstructs walked: %v", w, m["first_failed:native_top"], m["samples"], m)
-	}
+	inNative := giveUpsAcrossReleases(t, "jni", "first_failed:native_top", 1000, "4.2", "4.6")
 	assert.Greater(t, inNative["4.6"], 0.01, "4.6's give-ups in a Java native method, of joined pairs")
 	assert.Less(t, inNative["4.2"], 0.002, "4.2's")
 }
