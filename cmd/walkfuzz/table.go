@@ -276,6 +276,9 @@ func agreementColumn(c *store.Cell) string {
 			if ld := c.Differential[p][store.FrameLazyDeopt]; ld > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it past a frame pending deoptimization)", pct(ld, frame, 0))
 			}
+			if ad := c.Differential[p][store.FrameAdapter]; ad > 0 && frame > 0 {
+				s += fmt.Sprintf(" (%s of it begun in the I2C/C2I adapters)", pct(ad, frame, 0))
+			}
 			if scopes := c.Differential[p][store.TopScopes]; scopes > 0 {
 				s += ", top scopes " + pct(scopes, bothOK, 2)
 			}
@@ -287,6 +290,9 @@ func agreementColumn(c *store.Cell) string {
 				s += fmt.Sprintf(", failed alone: %s %s", a, pct(first, n, 2))
 				if nt := c.Differential[p][store.FirstFailedNativeTop]; nt > 0 && first > 0 {
 					s += fmt.Sprintf(" (%s of it in a Java native method)", pct(nt, first, 0))
+				}
+				if ad := c.Differential[p][store.FirstFailedAdapter]; ad > 0 && first > 0 {
+					s += fmt.Sprintf(" (%s of it in the I2C/C2I adapters)", pct(ad, first, 0))
 				}
 				s += fmt.Sprintf(", %s %s", b, pct(c.Differential[p][differential.BFailed], n, 2))
 			}

@@ -165,4 +165,10 @@ func TestJoinPairAgreement(t *testing.T) {
 	assert.Equal(t, differential.AFailed+join.NativeTopSuffix, store.FirstFailedNativeTop)
 	c.Differential["ddprof:vm~vmstructs"][store.FirstFailedNativeTop] = 2
 	assert.Contains(t, agreementColumn(&c), "failed alone: ddprof:vm 30.00% (67% of it in a Java native method), vmstructs 10.00%")
+	assert.Equal(t, differential.Frame+join.AdapterSuffix, store.FrameAdapter)
+	assert.Equal(t, differential.AFailed+join.AdapterSuffix, store.FirstFailedAdapter)
+	c = store.Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {differential.Samples: 10, differential.Frame: 4,
+		store.FrameAdapter: 1, differential.AFailed: 2, store.FirstFailedAdapter: 2, "both_ok": 8}}}
+	assert.Contains(t, agreementColumn(&c), "differ:frame 50.00% (25% of it begun in the I2C/C2I adapters)")
+	assert.Contains(t, agreementColumn(&c), "failed alone: ap:vm 20.00% (100% of it in the I2C/C2I adapters)")
 }

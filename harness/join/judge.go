@@ -141,6 +141,12 @@ func (j *Judge) Finish(w Window) Report {
 			m[differential.Samples]++
 			class, _ := Compare(a, b)
 			m[class]++
+			if slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.TopAdapter }) {
+				m[differential.Samples+AdapterSuffix]++
+				if class != differential.Agree && class != AgreeCut {
+					m[class+AdapterSuffix]++
+				}
+			}
 			switch class {
 			case differential.AFailed:
 				m[class+":"+a.Failed]++

@@ -326,6 +326,29 @@ func TestRunDirPairs(t *testing.T) {
 		}
 	}
 	t.Logf("differ:frame vs walker %d by shape: %v", walker, shapes)
+	// The differ:frame pairs by our top method and the profiler's: with "over", the frames
+	// the profiler left out above where its walk began; else the two top frames.
+	moreTops := map[string]int{}
+	for i := range rep.Result.Pairs {
+		a, ours := jg.Pair(rep.Result, i)
+		b := ours[walker]
+		if class, _ := Compare(a, b); class != differential.Frame || len(a.Frames) == 0 || len(b.Frames) == 0 {
+			continue
+		}
+		how := " over "
+		if topExtra(a.Frames, b.Frames) == 0 {
+			how = fmt.Sprintf("/t%d instead of their /t%d ", b.Frames[0].Type, a.Frames[0].Type)
+		}
+		moreTops[shortKey(jg.Names().Key(b.Frames[0].Method))+how+shortKey(jg.Names().Key(a.Frames[0].Method))+" (our top code "+b.Top+")"]++
+	}
+	tk := make([]string, 0, len(moreTops))
+	for k := range moreTops {
+		tk = append(tk, k)
+	}
+	sort.Slice(tk, func(i, j int) bool { return moreTops[tk[i]] > moreTops[tk[j]] })
+	for _, k := range tk[:min(12, len(tk))] {
+		t.Logf("differ:frame by top methods: our top %s: %d", k, moreTops[k])
+	}
 	// The same pairs by our other walker: when our two walkers (one of them the JVM's own
 	// AsyncGetCallTrace) agree with each other, the profiler is the odd one out.
 	other := map[string]int{}
@@ -398,6 +421,11 @@ func TestRunDirPairs(t *testing.T) {
 				continue
 			}
 		}
+		if top := os.Getenv("WALKFUZZ_JOIN_OUR_TOP"); top != "" { // only where our top method has this in its name
+			if len(ours[walker].Frames) == 0 || !strings.Contains(jg.Names().Key(ours[walker].Frames[0].Method), top) {
+				continue
+			}
+		}
 		if skip > 0 { // WALKFUZZ_JOIN_SKIP: past the first pairs (a run's start-up)
 			skip--
 			continue
@@ -413,13 +441,17 @@ func TestRunDirPairs(t *testing.T) {
 		}
 		render := func(w Walk) string {
 			var s []string
-			for k := max(0, at-1); k < min(len(w.Frames), at+3); k++ {
+			show := 4
+			if s := os.Getenv("WALKFUZZ_JOIN_SHOW"); s != "" { // frames shown from the parting on
+				fmt.Sscan(s, &show)
+			}
+			for k := max(0, at-1); k < min(len(w.Frames), at+show-1); k++ {
 				s = append(s, fmt.Sprintf("%s@%d/t%d", shortKey(jg.Names().Key(w.Frames[k].Method)), w.Frames[k].Bci, w.Frames[k].Type))
 			}
 			return fmt.Sprintf("%d frames: %s", len(w.Frames), strings.Join(s, " | "))
 		}
-		t.Logf("%s at %d, tid %d sample %d gap %d µs, neighbour signals %v\n  them: %s\n  ours: %s", class, at, sig.TID, sig.Sample,
-			p.Gap/1000, near, render(a), render(ours[walker]))
+		t.Logf("%s at %d, tid %d sample %d gap %d µs, neighbour signals %v\n  them: %s\n  ours: %s (top: %q)", class, at, sig.TID, sig.Sample,
+			p.Gap/1000, near, render(a), render(ours[walker]), ours[walker].Top)
 		if n++; n == 12 {
 			break
 		}

@@ -1,6 +1,7 @@
 package join
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -112,6 +113,13 @@ type Walk struct {
 	// address patched to the deopt handler; samplelog.FlagLazyDeopt, set by our vmstructs
 	// walker, which reads such a frame at the pc the frame saved).
 	LazyDeopt bool
+	// TopAdapter: the walk began in the I2C/C2I adapters (samplelog.FlagTopAdapter, set by
+	// our vmstructs walker): a compiled caller's call on its way to an interpreted method.
+	TopAdapter bool
+	// Top: where the walk began when our vmstructs walker ran with WALKFUZZ_VMSTRUCTS_TOP
+	// (a development aid): the code blob's name (8 bytes at most) and how it read the top
+	// frame, e.g. "I2C/C2I/10"; empty otherwise.
+	Top string
 }
 
 // FromRecord is a record's Java frames (VM and stub frames left out), its methods resolved
@@ -121,9 +129,16 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 		return Walk{Failed: code(r.Result)}
 	}
 	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth,
-		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0}
-	for _, f := range r.Frames {
+		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0, TopAdapter: r.Flags&samplelog.FlagTopAdapter != 0}
+	for i, f := range r.Frames {
 		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
+			if i == 0 && f.Type == samplelog.FrameStub && f.Method != 0 {
+				var name []byte
+				for m := f.Method; m != 0; m >>= 8 {
+					name = append(name, byte(m))
+				}
+				w.Top = fmt.Sprintf("%s/%d", name, f.Bci)
+			}
 			continue
 		}
 		key := "?" // a jmethodID the table does not name: it cannot match any frame
@@ -274,6 +289,12 @@ const AgreeCut = "agree:cut"
 // LazyDeoptSuffix marks a pair's class counted again because our walk of the signal went
 // through a frame pending deoptimization (Walk.LazyDeopt): differ:frame:lazy_deopt.
 const LazyDeoptSuffix = ":lazy_deopt"
+
+// AdapterSuffix marks a pair's class counted again because our walk of the signal began in
+// the I2C/C2I adapters (Walk.TopAdapter), where async-profiler's walker loses the compiled
+// caller on JDK 21 and later (the ledger's ap-c2i-caller): differ:frame:adapter,
+// first_failed:adapter; samples:adapter is the base rate.
+const AdapterSuffix = ":adapter"
 
 // NativeTopSuffix marks the profiler's give-ups (first_failed) where our walk's top Java frame
 // is a native method: first_failed:native_top.

@@ -169,6 +169,9 @@ const (
 	// FlagLazyDeopt: the walk went through a lazily deoptimized compiled frame, its original
 	// pc read from the frame (vmstructs; WF_REC_LAZY_DEOPT).
 	FlagLazyDeopt uint16 = 1 << 7
+	// FlagTopAdapter: the walk began in the I2C/C2I adapters, between a compiled caller and
+	// an interpreted callee or the reverse (vmstructs; WF_REC_TOP_ADAPTER).
+	FlagTopAdapter uint16 = 1 << 8
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

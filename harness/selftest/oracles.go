@@ -149,7 +149,8 @@ func diff(res *results.Results, w string) (Count, bool) {
 	}
 	c := Count{Of: m[differential.Samples]}
 	for k, n := range m {
-		if strings.HasPrefix(k, "differ:") || k == differential.AFailed || k == differential.BFailed {
+		// A class once: sub-counts such as differ:frame:lazy_deopt are parts of their class.
+		if strings.HasPrefix(k, "differ:") && strings.Count(k, ":") == 1 || k == differential.AFailed || k == differential.BFailed {
 			c.Flagged += n
 		}
 	}

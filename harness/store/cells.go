@@ -306,6 +306,15 @@ const TopScopes = "differ:top_scopes"
 // ap-deopt-caller-bci); a part of differ:frame, not apart from it.
 const FrameLazyDeopt = "differ:frame:lazy_deopt"
 
+// FrameAdapter and FirstFailedAdapter: the differ:frame pairs and a profiler's give-ups on a
+// signal our vmstructs walker took in the I2C/C2I adapters (harness/join's AdapterSuffix),
+// where async-profiler's walker loses the compiled caller on JDK 21 and later (the ledger's
+// ap-c2i-caller); parts of their classes.
+const (
+	FrameAdapter       = "differ:frame:adapter"
+	FirstFailedAdapter = "first_failed:adapter"
+)
+
 // FirstFailedNativeTop: a profiler's give-ups (first_failed) on a thread whose top Java frame
 // was a native method (harness/join's differential.AFailed + join.NativeTopSuffix).
 const FirstFailedNativeTop = "first_failed:native_top"

@@ -148,9 +148,12 @@ enum {
                                     (read_fault_ppm): an error result is walkfuzz's doing */
     WF_REC_REMOTE = 1 << 6,      /* walked on another thread (the agent's remote-walk thread)
                                     while this thread was parked in its handler (remote_pct) */
-    WF_REC_LAZY_DEOPT = 1 << 7   /* the walk went through a lazily deoptimized compiled frame
+    WF_REC_LAZY_DEOPT = 1 << 7,  /* the walk went through a lazily deoptimized compiled frame
                                     (its return address was the nmethod's deopt handler; the
                                     original pc came from the frame): vmstructs sets it */
+    WF_REC_TOP_ADAPTER = 1 << 8  /* the walk began in the I2C/C2I adapters (a compiled caller's
+                                    call on its way to an interpreted method, or the reverse):
+                                    vmstructs sets it */
 };
 
 /*

@@ -59,6 +59,9 @@ static int blob_named(uintptr_t blob, const char *prefix) {
 /* StubRoutines blobs ("StubRoutines (1)", ...) hold stubs generated with enter()/leave(). */
 int vs_is_stub_routines(uintptr_t blob) { return blob_named(blob, "StubRoutines"); }
 
+/* AdapterBlobs are named "I2C/C2I adapters" on 11-25 (one blob per adapter on 25). */
+int vs_is_adapter(uintptr_t blob) { return blob_named(blob, "I2C/C2I"); }
+
 /* The blobs that replace a compiled frame with interpreter frames (see vs_unwind). Both are
  * singletons that never move: matched by name once, then by address (relaxed atomic loads
  * and stores of a pointer: signal-safe), so later walks through other stubs compare two
@@ -90,3 +93,9 @@ uintptr_t vs_deopt_pc(uintptr_t nm, const struct vs_field *f) {
     return f->alt ? nm + (uintptr_t)rds(nm, f) : rdp(nm + (uintptr_t)f->off);
 }
 
+
+uintptr_t vs_verified_entry(uintptr_t nm) {
+    const struct vs_field *f = &vs_layout.nm_verified_entry;
+    if (f->off < 0) return 0;
+    return f->alt ? vs_code_begin(nm) + (uint64_t)rdu(nm, f) : rdp(nm + (uintptr_t)f->off);
+}

@@ -31,6 +31,7 @@ struct required {
 #define F2(out, t, f, t1, f1, size) {FIELD, ALWAYS, &L->out, t, f, t1, f1, size}
 #define FW(when, out, t, f, t1, f1, size) {FIELD, when, &L->out, t, f, t1, f1, size}
 #define OPT(out, t, f, size) {OPTIONAL, ALWAYS, &L->out, t, f, NULL, NULL, size}
+#define OPT2(out, t, f, t1, f1, size) {OPTIONAL, ALWAYS, &L->out, t, f, t1, f1, size}
 #define SIZE(when, out, t) {SIZEOF, when, &L->out, t, NULL, NULL, NULL, 0}
 #define CONST(when, out, name) {CONSTANT, when, &L->out, name, NULL, NULL, NULL, 0}
 
@@ -90,6 +91,7 @@ static const struct required required[] = {
     F2(nm_deopt, "CompiledMethod", "_deopt_handler_begin", "nmethod", "_deopt_handler_offset", 0),
     F2(nm_deopt_mh, "CompiledMethod", "_deopt_mh_handler_begin", "nmethod", "_deopt_mh_handler_offset", 0),
     F(nm_orig_pc, "nmethod", "_orig_pc_offset", 4),
+    OPT2(nm_verified_entry, "nmethod", "_verified_entry_point", "nmethod", "_verified_entry_offset", 0),
 
     /* Metadata: Method -> ConstMethod -> ConstantPool -> InstanceKlass -> jmethodID cache */
     F(m_const, "Method", "_constMethod", 8),
@@ -195,6 +197,7 @@ int vs_layout_init(const char *ver, int major, char *err, size_t errlen) {
     }
     if (L->nm_deopt.off >= 0 && !L->nm_deopt.size) L->nm_deopt.size = L->nm_deopt.alt ? 4 : 8;
     if (L->nm_deopt_mh.off >= 0 && !L->nm_deopt_mh.size) L->nm_deopt_mh.size = L->nm_deopt_mh.alt ? 4 : 8;
+    if (L->nm_verified_entry.off >= 0 && !L->nm_verified_entry.size) L->nm_verified_entry.size = L->nm_verified_entry.alt ? 2 : 8;
     L->cp_size = vs_hidden("sizeof(ConstantPool)") ? -1 : vs_type_size("ConstantPool");
     L->m_flags.size = 2; /* AccessFlags: u4 on 17, u2 on 25; JVM_ACC_NATIVE is in the low half */
     /* Transition states not exported on every JDK: the state after their base state. */

@@ -33,6 +33,9 @@ struct vs_layout {
     struct vs_field cb_reloc_size;
     struct vs_field nm_deopt, nm_deopt_mh; /* alt 0: absolute (CompiledMethod); alt 1: offset */
     struct vs_field nm_orig_pc;
+    /* optional: where the verified entry's prologue begins (unwind.c: top frames caught in
+     * their prologue); alt 0: absolute (11-21), alt 1: offset from the code begin (25) */
+    struct vs_field nm_verified_entry;
     /* metadata */
     struct vs_field m_const, m_flags, cm_constants, cm_idnum, cm_code_size, cp_holder, ik_jmids;
     int64_t cm_size;

@@ -78,6 +78,117 @@ static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t 
     return 0;
 }
 
+/* Where a compiled frame caught at an arbitrary pc keeps its return address, read from the
+ * code HotSpot's x86_64 compilers (C1, C2, native wrappers; JDK 11-25) emit around a method's
+ * body. In the body the frame is complete and its size gives the caller; at either end it is
+ * not, and the words the full-size guess reads are the caller's frame or stale stack from
+ * earlier calls, which often hold real return addresses into real callers: a walk from there
+ * names a caller that did not call (ASGCT does the same in epilogues; it refuses prologues).
+ *   before the verified entry (inline-cache check)        nothing pushed
+ *   prologue, C1 and C2 with a stack bang:  [mov [rsp-N], eax]... push rbp; [mov rbp, rsp;]
+ *                                            sub rsp, N
+ *            C2 without one:                 sub rsp, N; mov [rsp+N-8], rbp
+ *   epilogue:  add rsp, N; pop rbp; [return poll: cmp rsp, [r15+d]; ja stub (16+), or
+ *              mov r10, [r15+d]; test [r10], eax (11)]; ret
+ * The prologue is decoded from the verified entry up to pc (frame_complete bounds it), the
+ * epilogue forward from pc: both only ever read code bytes of the blob (signal context,
+ * inside WF_PROTECT like every read; no allocation). */
+enum top_shape {
+    TOP_UNKNOWN,       /* the body, or code not recognised: the validated guesses decide */
+    TOP_RETURN_ON_TOP, /* nothing pushed, or all popped: the return address at sp */
+    TOP_RBP_ONLY,      /* rbp pushed and nothing else: rbp at sp, the return address above */
+    TOP_BUILT,         /* frame allocated in the prologue; rbp maybe not yet stored */
+};
+
+static inline uint8_t code_byte(uintptr_t p) { return rd8((const volatile uint8_t *)p); }
+
+/* Is the code at ip, up to end, the last instructions of a return: the polls a return may do
+ * (none, one or two, each optionally with its branch) and then ret? */
+static int return_tail(uintptr_t ip, uintptr_t end) {
+    for (int k = 0; k < 5 && ip < end; k++) {
+        uint8_t b0 = code_byte(ip);
+        if (b0 == 0xc3) return 1;                         /* ret */
+        if ((b0 & 0xf0) == 0x70) { ip += 2; continue; }   /* jcc rel8 */
+        if (ip + 3 > end) return 0;
+        uint8_t b1 = code_byte(ip + 1), b2 = code_byte(ip + 2);
+        if (b0 == 0x0f && (b1 & 0xf0) == 0x80) { ip += 6; continue; }                      /* jcc rel32 */
+        if (b0 == 0x49 && b1 == 0x3b && (b2 == 0xa7 || b2 == 0x67)) { ip += b2 == 0xa7 ? 7 : 4; continue; } /* cmp rsp, [r15+d] */
+        if (b0 == 0x4d && b1 == 0x8b && (b2 == 0x97 || b2 == 0x57)) { ip += b2 == 0x97 ? 7 : 4; continue; } /* mov r10, [r15+d] */
+        if (b0 == 0x41 && b1 == 0x85 && b2 == 0x02) { ip += 3; continue; }                  /* test [r10], eax */
+        return 0;
+    }
+    return 0;
+}
+
+static enum top_shape compiled_top_shape(uintptr_t blob, uintptr_t pc, int *rbp_stored) {
+    *rbp_stored = 1;
+    uintptr_t begin = vs_code_begin(blob), end = blob + (uint64_t)rds(blob, &vs_layout.cb_size);
+    if (pc < begin || pc >= end) return TOP_UNKNOWN;
+    int64_t fco = rds(blob, &vs_layout.cb_frame_complete);
+    if (fco >= 0 && pc < begin + (uint64_t)fco) {
+        uintptr_t vep = vs_verified_entry(blob);
+        if (!vep || vep < begin || vep >= end) return TOP_UNKNOWN;
+        if (pc < vep) return TOP_RETURN_ON_TOP; /* the inline-cache check */
+        enum top_shape shape = TOP_RETURN_ON_TOP;
+        *rbp_stored = 0;
+        uintptr_t ip = vep;
+        while (ip < pc) {
+            if (ip + 4 > end) return TOP_UNKNOWN;
+            uint8_t b0 = code_byte(ip), b1 = code_byte(ip + 1), b2 = code_byte(ip + 2), b3 = code_byte(ip + 3);
+            if (b0 == 0x89 && b1 == 0x84 && b2 == 0x24) ip += 7;            /* mov [rsp+d32], eax: stack bang */
+            else if (b0 == 0x55) { shape = TOP_RBP_ONLY; *rbp_stored = 1; ip += 1; } /* push rbp */
+            else if (b0 == 0x48 && b1 == 0x89 && b2 == 0xe5) ip += 3;       /* mov rbp, rsp */
+            else if (b0 == 0x48 && (b1 == 0x83 || b1 == 0x81) && b2 == 0xec) { /* sub rsp, imm */
+                shape = TOP_BUILT;
+                ip += b1 == 0x83 ? 4 : 7;
+            } else if (b0 == 0x48 && b1 == 0x89 && (b2 == 0x6c || b2 == 0xac) && b3 == 0x24) { /* mov [rsp+d], rbp */
+                *rbp_stored = 1;
+                ip += b2 == 0x6c ? 5 : 8;
+            } else if (b0 == 0x48 && (b1 == 0x83 || b1 == 0x81) && b2 == 0xc5) ip += b1 == 0x83 ? 4 : 7; /* add rbp, imm */
+            else if (shape == TOP_BUILT) return TOP_BUILT; /* past the frame's construction (entry barrier) */
+            else return TOP_UNKNOWN;
+        }
+        return ip == pc || shape == TOP_BUILT ? shape : TOP_UNKNOWN;
+    }
+    uint8_t b0 = code_byte(pc);
+    if (b0 == 0x5d && return_tail(pc + 1, end)) return TOP_RBP_ONLY; /* pop rbp */
+    if (return_tail(pc, end)) return TOP_RETURN_ON_TOP;
+    return TOP_UNKNOWN;
+}
+
+/* The caller of a compiled top frame whose shape compiled_top_shape knows, if plausible. */
+static int unwind_compiled_top(const struct vs_walk *w, uintptr_t blob, const struct vs_fr *f, int64_t fs,
+                               struct vs_fr *out) {
+    int rbp_stored;
+    struct vs_fr c;
+    switch (compiled_top_shape(blob, f->pc, &rbp_stored)) {
+    case TOP_RETURN_ON_TOP:
+        if (!in_stack(w, f->sp)) return 0;
+        c.sp = c.usp = f->sp + 8;
+        c.pc = rdp(f->sp);
+        c.fp = f->fp;
+        break;
+    case TOP_RBP_ONLY:
+        if (!in_stack(w, f->sp + 8)) return 0;
+        c.sp = c.usp = f->sp + 16;
+        c.pc = rdp(f->sp + 8);
+        c.fp = rdp(f->sp);
+        break;
+    case TOP_BUILT:
+        if (fs <= 0) return 0;
+        c.sp = c.usp = f->usp + 8 * (uint64_t)fs;
+        if (!in_stack(w, c.sp - 16)) return 0;
+        c.pc = sp_return_addr(c.sp);
+        c.fp = rbp_stored ? sp_saved_fp(c.sp) : f->fp;
+        break;
+    default:
+        return 0;
+    }
+    if (!plausible_caller(w, &c, 1)) return 0;
+    *out = c;
+    return 1;
+}
+
 static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain);
 
 /* walk_from's memo of compiled frames by return address, direct-mapped: a recursion through a
@@ -230,6 +341,33 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
         /* Interpreted frame: Method* and bcp in the frame (frame_x86.h; x86_64 layout, 11..25). */
         if (in_interp(w, f.pc)) {
             if (!in_stack(w, f.fp) || f.fp < f.sp) return brk(w, VS_BREAK_INTERPRETED);
+            static const char interp_name[8] = "interp";
+            if (initial && !precise) note_top(w, (uintptr_t)interp_name, f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT ? VS_TOP_INTERP_ENTRY : VS_TOP_INTERPRETED);
+            if (initial && !precise && f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT) {
+                /* Caught in a method entry that is still pushing the new frame's fixed slots
+                 * (sender sp, last sp, Method*, mirror, mdp, cache, locals, bcp, in that
+                 * order): the slots below sp hold stale words of an earlier frame at this
+                 * depth, often the same method's at another bci (groovy's recursive closure():
+                 * a callee "closure@762" above its caller closure@762). With the Method* and
+                 * the sender sp pushed, the frame is that method at its entry (bci 0) and its
+                 * caller is found through them, if it looks like a Java call site. Before
+                 * that, rbp may still be whatever the caller left in it (a compiled caller
+                 * that came through the c2i adapter keeps no frame pointer): the frame cannot
+                 * be told from a stale one, and the walk stops, as ASGCT's does
+                 * (frame::is_interpreted_frame_valid). */
+                if (f.sp > f.fp + 8 * X86_INTERP_METHOD_SLOT) return brk(w, VS_BREAK_INTERPRETED);
+                uintptr_t m = interp_method(f.fp);
+                if (!valid_method(m)) return brk(w, VS_BREAK_INTERPRETED);
+                struct vs_fr c = {fp_sender_sp(f.fp), interp_sender_sp(f.fp), fp_saved_fp(f.fp), fp_return_addr(f.fp)};
+                if (!in_stack(w, c.usp) || c.usp < f.sp) c.usp = c.sp;
+                if (!plausible_caller(w, &c, 1)) return brk(w, VS_BREAK_INTERPRETED);
+                int nat = is_native(m);
+                if (!emit(w, m, nat ? -3 : 0, nat ? WF_FRAME_NATIVE : WF_FRAME_INTERPRETED)) return w->n;
+                initial = 0;
+                f = c;
+                precise = 1;
+                continue;
+            }
             uintptr_t m = interp_method(f.fp);
             if (!valid_method(m)) return brk(w, VS_BREAK_INTERPRETED);
             int bci = interp_bci(m, interp_bcp(f.fp));
@@ -360,10 +498,15 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 f.sp = f.usp = nsp;
             } else {
                 /* Caught at an arbitrary instruction: the frame may not be built yet (prologue)
-                 * or already torn down (epilogue); take the first candidate whose caller looks
-                 * like a Java call site. */
+                 * or already torn down (epilogue). Where the code says which, that candidate;
+                 * else the first whose caller looks like a Java call site. */
                 struct vs_fr c;
-                if (!unwind_guess(w, &f, fs, 0, &c)) return brk(w, VS_BREAK_COMPILED);
+                if (vs_diag_top) {
+                    int stored;
+                    note_top(w, rdp(blob + (uintptr_t)vs_layout.cb_name.off), (int)compiled_top_shape(blob, f.pc, &stored));
+                }
+                if (!unwind_compiled_top(w, blob, &f, fs, &c) && !unwind_guess(w, &f, fs, 0, &c))
+                    return brk(w, VS_BREAK_COMPILED);
                 f = c;
             }
             precise = 1;
@@ -386,6 +529,12 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             /* Top of stack in a stub. Frames with a known size are tried first, then the
              * frameless shape (stubs that build no frame: vtable/itable stubs, adapters at
              * entry), then rbp-based frames for StubRoutines (generated with enter/leave). */
+            note_top(w, rdp(blob + (uintptr_t)vs_layout.cb_name.off), VS_TOP_STUB);
+            /* In the adapters a compiled caller's call is on its way to an interpreted method
+             * (c2i) or the reverse; noted like CALLSITE_TOP (initial-exec TLS: signal-safe):
+             * async-profiler's walker loses the compiled caller here on JDK 21+ (ledger
+             * ap-c2i-caller), the join counts such pairs apart. */
+            if (vs_is_adapter(blob)) wf_walk_note |= WF_REC_TOP_ADAPTER;
             int64_t ufs = 0;
             int64_t fco = rds(blob, &vs_layout.cb_frame_complete);
             uintptr_t cbeg = vs_code_begin(blob);

@@ -54,7 +54,10 @@ static int java_major(const char *v) {
 
 static char release[64]; /* Abstract_VM_Version::_s_vm_release, when java_version is unknown */
 
+int vs_diag_top;
+
 static int vs_init(const struct wf_walker_env *env, char *err, size_t errlen) {
+    vs_diag_top = getenv("WALKFUZZ_VMSTRUCTS_TOP") != NULL;
     /* java.version is not yet set in Agent_OnLoad; libjvm's own release string is. */
     const char *ver = env && env->java_version && env->java_version[0] ? env->java_version : "?";
     if (vs_tables_open(env ? env->libjvm : NULL, ver, err, errlen)) return -1;
@@ -117,6 +120,19 @@ static int vs_walk(const struct wf_walk_ctx *ctx, struct wf_frame *frames, int m
      * handler clears wf_fault_jmp and siglongjmps here when one of our reads faults. */
     if (WF_PROTECT(jb)) return VS_FAULT;
     int r = vs_unwind(&w, ctx->ucontext, ctx->jni);
+    if (r > 0 && r < max_depth && w.top_name) {
+        /* WALKFUZZ_VMSTRUCTS_TOP: a stub frame on top, the blob's name's first 8 bytes as its
+         * method and how the top was read as its bci (walk.h). Still inside WF_PROTECT. */
+        uint64_t name = 0;
+        for (int i = 0; i < 8; i++) {
+            uint8_t c = rd8((const volatile uint8_t *)(w.top_name + (uintptr_t)i));
+            if (!c) break;
+            name |= (uint64_t)c << (8 * i);
+        }
+        for (int i = r; i > 0; i--) frames[i] = frames[i - 1];
+        frames[0] = (struct wf_frame){.bci = w.top_how, .type = WF_FRAME_STUB, .method = name};
+        r++;
+    }
     WF_UNPROTECT();
     return r;
 }

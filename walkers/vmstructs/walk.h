@@ -15,7 +15,22 @@ struct vs_walk {
     uintptr_t interp_lo, interp_hi, call_stub_ret, cc_lo, cc_hi;
     struct wf_frame *frames;
     int max, n;
+    /* WALKFUZZ_VMSTRUCTS_TOP (vs_diag_top): where a walk from an arbitrary pc began */
+    uintptr_t top_name;
+    int top_how;
 };
+
+/* Development aid, read once at init from WALKFUZZ_VMSTRUCTS_TOP: a complete walk that began
+ * at an arbitrary pc gets a stub frame on top saying where (vmstructs.c). */
+extern int vs_diag_top;
+enum { VS_TOP_STUB = 10, VS_TOP_INTERPRETED = 20, VS_TOP_INTERP_ENTRY = 21 };
+
+static inline void note_top(struct vs_walk *w, uintptr_t name, int how) {
+    if (vs_diag_top && !w->top_name) {
+        w->top_name = name;
+        w->top_how = how;
+    }
+}
 
 /* A frame: sp, unextended sp (what the frame's code believes sp was), fp, pc. */
 struct vs_fr {
