@@ -2,6 +2,7 @@ package join
 
 import (
 	"slices"
+	"strings"
 	"strconv"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
@@ -141,6 +142,9 @@ func (j *Judge) Finish(w Window) Report {
 			m[differential.Samples]++
 			class, _ := Compare(a, b)
 			m[class]++
+			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
+				m[class+MHLinkerSuffix]++
+			}
 			if slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.TopAdapter }) {
 				m[differential.Samples+AdapterSuffix]++
 				if class != differential.Agree && class != AgreeCut {
@@ -178,6 +182,23 @@ func (j *Judge) Finish(w Window) Report {
 		rep.Differential[pair] = m
 	}
 	return rep
+}
+
+// mhLinkerNamedInvokeBasic: the profiler's walk is ours but for its top frame, which names
+// MethodHandle.invokeBasic where ours has a method-handle linker intrinsic
+// (MethodHandle.linkToStatic, linkToVirtual, linkToSpecial, linkToInterface: a Java native
+// method to our walkers). async-profiler names every such intrinsic invokeBasic (the ledger's
+// ap-mh-linker-name); its caller, a DirectMethodHandle form, calls the linker, never
+// invokeBasic.
+func (j *Judge) mhLinkerNamedInvokeBasic(theirs, ours Walk) bool {
+	if len(theirs.Frames) == 0 || len(theirs.Frames) != len(ours.Frames) || !ours.Frames[0].Native {
+		return false
+	}
+	if !sameMethods(theirs.Frames[1:], ours.Frames[1:]) {
+		return false
+	}
+	return strings.HasPrefix(j.names.Key(theirs.Frames[0].Method), "java/lang/invoke/MethodHandle.invokeBasic(") &&
+		strings.HasPrefix(j.names.Key(ours.Frames[0].Method), "java/lang/invoke/MethodHandle.linkTo")
 }
 
 // borrowTypes gives a walk without frame types (ASGCT says nothing of a frame's type) those

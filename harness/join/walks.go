@@ -290,6 +290,12 @@ const AgreeCut = "agree:cut"
 // through a frame pending deoptimization (Walk.LazyDeopt): differ:frame:lazy_deopt.
 const LazyDeoptSuffix = ":lazy_deopt"
 
+// MHLinkerSuffix marks a differ:frame pair counted again because the profiler named our top
+// frame, a method-handle linker intrinsic (MethodHandle.linkToStatic and its kin),
+// MethodHandle.invokeBasic, the rest of the walks the same (the ledger's ap-mh-linker-name):
+// differ:frame:mh_linker.
+const MHLinkerSuffix = ":mh_linker"
+
 // AdapterSuffix marks a pair's class counted again because our walk of the signal began in
 // the I2C/C2I adapters (Walk.TopAdapter), where async-profiler's walker loses the compiled
 // caller on JDK 21 and later (the ledger's ap-c2i-caller): differ:frame:adapter,

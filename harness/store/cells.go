@@ -315,6 +315,11 @@ const (
 	FirstFailedAdapter = "first_failed:adapter"
 )
 
+// FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
+// method-handle linker intrinsic, MethodHandle.invokeBasic (harness/join's MHLinkerSuffix; the
+// ledger's ap-mh-linker-name); a part of differ:frame.
+const FrameMHLinker = "differ:frame:mh_linker"
+
 // FirstFailedNativeTop: a profiler's give-ups (first_failed) on a thread whose top Java frame
 // was a native method (harness/join's differential.AFailed + join.NativeTopSuffix).
 const FirstFailedNativeTop = "first_failed:native_top"
