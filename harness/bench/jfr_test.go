@@ -47,13 +47,15 @@ func TestJFRDepthsJVM(t *testing.T) {
 				}
 				// Worker i of depths=63,64,65 is wf-depths-i. Once per run the spinning frame
 				// measures its own depth with StackWalker, a few ms with a dozen more frames on
-				// top: a sample landing there is a real >64-frame stack (CI saw 1 of 282). A
-				// walker that cuts a 63- or 64-frame stack does it on every sample, so more than
-				// 2% is the defect this test looks for.
+				// top and a VM call into Java among them: a sample landing there is a real
+				// >64-frame stack (CI saw 1 of 282), or one JFR's sampler ended short (CI saw
+				// 1 of 120 truncated:short on 25, beside other load). A walker that cuts a 63- or
+				// 64-frame stack does it on every sample, so more than 2% is the defect this
+				// test looks for.
 				for _, name := range []string{"wf-depths-0", "wf-depths-1"} {
 					c := es.Threads[name]
-					if c[walkclass.OK] == 0 || c[walkclass.OK] < sumClasses(c)*98/100 || c[walkclass.OK]+c[walkclass.TruncatedDepth] != sumClasses(c) {
-						t.Errorf("%s %s: %v, want ok (truncated:depth on at most 2%%, while the thread measures its depth)", ev, name, c)
+					if c[walkclass.OK] == 0 || c[walkclass.OK] < sumClasses(c)*98/100 {
+						t.Errorf("%s %s: %v, want ok (another class on at most 2%%, while the thread measures its depth)", ev, name, c)
 					}
 				}
 				// A sample may catch the thread while it is still climbing to 65 frames.
