@@ -269,6 +269,7 @@ int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
     if (!in_java) return VS_NO_JAVA_FRAME; /* not in Java and no anchor: no Java frames */
     uintptr_t sp = wf_uc_get(uc, WF_UC_SP);
     struct vs_fr f = {sp, sp, wf_uc_get(uc, WF_UC_FP), wf_uc_get(uc, WF_UC_PC)};
+    w->uc_rbx = wf_uc_get(uc, WF_UC_RBX);
     if (!in_stack(w, f.sp)) return VS_BREAK_STACK_RANGE;
     /* With such an anchor, first try the ucontext without guessing through C frames (an rbp
      * chain followed from inside the VM can skip the interpreted frame that called it);
@@ -349,15 +350,15 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                  * order): the slots below sp hold stale words of an earlier frame at this
                  * depth, often the same method's at another bci (groovy's recursive closure():
                  * a callee "closure@762" above its caller closure@762). With the Method* and
-                 * the sender sp pushed, the frame is that method at its entry (bci 0) and its
-                 * caller is found through them, if it looks like a Java call site. Before
-                 * that, rbp may still be whatever the caller left in it (a compiled caller
-                 * that came through the c2i adapter keeps no frame pointer): the frame cannot
-                 * be told from a stale one, and the walk stops, as ASGCT's does
-                 * (frame::is_interpreted_frame_valid). */
+                 * the sender sp pushed, and that Method* the one the entry holds in rbx, the
+                 * frame is that method at its entry (bci 0) and its caller is found through
+                 * them, if it looks like a Java call site. Otherwise rbp may still be whatever
+                 * the caller left in it (a compiled caller that came through the c2i adapter
+                 * keeps no frame pointer): the frame cannot be told from a stale one, and the
+                 * walk stops, as ASGCT's does (frame::is_interpreted_frame_valid). */
                 if (f.sp > f.fp + 8 * X86_INTERP_METHOD_SLOT) return brk(w, VS_BREAK_INTERPRETED);
                 uintptr_t m = interp_method(f.fp);
-                if (!valid_method(m)) return brk(w, VS_BREAK_INTERPRETED);
+                if (m != w->uc_rbx || !valid_method(m)) return brk(w, VS_BREAK_INTERPRETED);
                 struct vs_fr c = {fp_sender_sp(f.fp), interp_sender_sp(f.fp), fp_saved_fp(f.fp), fp_return_addr(f.fp)};
                 if (!in_stack(w, c.usp) || c.usp < f.sp) c.usp = c.sp;
                 if (!plausible_caller(w, &c, 1)) return brk(w, VS_BREAK_INTERPRETED);

@@ -15,6 +15,7 @@ struct vs_walk {
     uintptr_t interp_lo, interp_hi, call_stub_ret, cc_lo, cc_hi;
     struct wf_frame *frames;
     int max, n;
+    uintptr_t uc_rbx;           /* rbx of the interrupted context when the walk starts from it */
     /* WALKFUZZ_VMSTRUCTS_TOP (vs_diag_top): where a walk from an arbitrary pc began */
     uintptr_t top_name;
     int top_how;
