@@ -129,6 +129,7 @@ static enum top_shape compiled_top_shape(uintptr_t blob, uintptr_t pc, int *rbp_
         uintptr_t vep = vs_verified_entry(blob);
         if (!vep || vep < begin || vep >= end) return TOP_UNKNOWN;
         if (pc < vep) return TOP_RETURN_ON_TOP; /* the inline-cache check */
+        if (pc - vep > 256) return TOP_UNKNOWN;   /* no prologue is that long: a bad frame_complete */
         enum top_shape shape = TOP_RETURN_ON_TOP;
         *rbp_stored = 0;
         uintptr_t ip = vep;
