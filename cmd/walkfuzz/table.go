@@ -258,7 +258,11 @@ func knownColumn(c *store.Cell) string {
 	if tagged == 0 {
 		return "-"
 	}
-	return pct(mismatched, tagged, 2) + fmt.Sprintf(" of %d", tagged)
+	s := pct(mismatched, tagged, 2) + fmt.Sprintf(" of %d", tagged)
+	if ld := c.KnownStack[store.KnownMismatchedLazyDeopt]; ld > 0 && mismatched > 0 {
+		s += fmt.Sprintf(" (%s of it past a frame pending deoptimization)", pct(ld, mismatched, 0))
+	}
+	return s
 }
 
 func agreementColumn(c *store.Cell) string {

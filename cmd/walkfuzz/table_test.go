@@ -171,6 +171,9 @@ func TestJoinPairAgreement(t *testing.T) {
 		store.FrameAdapter: 1, differential.AFailed: 2, store.FirstFailedAdapter: 2, "both_ok": 8}}}
 	assert.Contains(t, agreementColumn(&c), "differ:frame 50.00% (25% of it begun in the I2C/C2I adapters)")
 	assert.Contains(t, agreementColumn(&c), "failed alone: ap:vm 20.00% (100% of it in the I2C/C2I adapters)")
+	assert.Equal(t, join.MismatchedLazyDeopt, store.KnownMismatchedLazyDeopt)
+	k := store.Cell{KnownStack: map[string]uint64{"tagged": 1000, "mismatch:bci": 3, "mismatch:missing": 1, store.KnownMismatchedLazyDeopt: 3}}
+	assert.Equal(t, "0.40% of 1000 (75% of it past a frame pending deoptimization)", knownColumn(&k))
 	assert.Equal(t, differential.Frame+join.MHLinkerSuffix, store.FrameMHLinker)
 	c.Differential["ap:vm~vmstructs"][store.FrameMHLinker] = 2
 	assert.Contains(t, agreementColumn(&c), "(25% of it begun in the I2C/C2I adapters) (50% of it a method-handle linker named invokeBasic)")

@@ -44,6 +44,11 @@ const (
 	UnresolvedFrames = "unresolved_frames"
 	// KnownStackCoverage is the tagged walks per million of the profiler's samples.
 	KnownStackCoverage = "coverage_ppm"
+	// MismatchedLazyDeopt counts the profiler's known-stack mismatches on signals where a walk
+	// of ours went through a frame pending deoptimization (Walk.LazyDeopt), where a profiler
+	// that reads such a frame at its patched pc loses its bci and inlined frames (the ledger's
+	// ap-deopt-caller-bci): a part of the mismatches, named so it is not one of their classes.
+	MismatchedLazyDeopt = "lazy_deopt:mismatched"
 )
 
 // KnownStackExamplesFile holds the profiler's known-stack mismatches beside our walks of
@@ -245,7 +250,11 @@ func (k *KnownStack) Finish(res Result, stacks knownstack.Stacks) (map[string]ui
 			c.MaxDepth = len(r.Frames)
 		}
 		before := len(c.Examples)
+		mismatched := mismatches(c.Counts[name])
 		c.Add(r)
+		if mismatches(c.Counts[name]) > mismatched && slices.ContainsFunc(k.jg.walks[p.Ours], func(w Walk) bool { return w.LazyDeopt }) {
+			k.extra[MismatchedLazyDeopt]++
+		}
 		for _, e := range c.Examples[before:] {
 			out = append(out, KnownExample{Example: e, Ours: k.ourWalks(res, i)})
 		}
@@ -264,6 +273,16 @@ func (k *KnownStack) Finish(res Result, stacks knownstack.Stacks) (map[string]ui
 		m[KnownStackCoverage] = m["tagged"] * 1_000_000 / uint64(res.ProfilerSamples)
 	}
 	return m, out
+}
+
+// mismatches sums a walker's known-stack mismatch classes.
+func mismatches(m map[string]uint64) (n uint64) {
+	for class, v := range m {
+		if walkclass.IsMismatch(class) {
+			n += v
+		}
+	}
+	return n
 }
 
 // maxFailedExamples bounds the examples kept per marker of a failed tagged walk.

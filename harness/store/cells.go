@@ -276,6 +276,11 @@ func (c *Cell) KnownMismatch() (mismatched, tagged uint64) {
 	return mismatched, c.KnownStack[knownTagged]
 }
 
+// KnownMismatchedLazyDeopt: of a profiler's known-stack mismatches, those on signals where a
+// walk of ours went through a frame pending deoptimization (harness/join's
+// MismatchedLazyDeopt; the ledger's ap-deopt-caller-bci); not a mismatch class of its own.
+const KnownMismatchedLazyDeopt = "lazy_deopt:mismatched"
+
 // knownTagged is the key under which harness/knownstack counts the walks it compared with a
 // recorded stack (it names no constant for it).
 const knownTagged = "tagged"
