@@ -238,3 +238,27 @@ func TestAsyncProfilerC2iCaller(t *testing.T) {
 		assert.Greater(t, share, 0.5, "JDK %s", major)
 	}
 }
+
+// What is left of ap:vm's differ:frame against vmstructs once the attributed parts are taken
+// out (signals in the I2C/C2I adapters, method-handle linkers named invokeBasic, frames pending
+// deoptimization) is where one of the two names a frame the other does not for no known
+// reason: our reference once did at compiled prologues and epilogues (a stale return address)
+// and at interpreted frames under construction (a stale bci). lambdas/25, 15 s: 1 of 50,381
+// pairs both walked was left (403 differ:frame: 314 adapter, 88 linker).
+func TestAsyncProfilerUnattributedFrameDiffs(t *testing.T) {
+	needAsyncProfiler(t)
+	major := "17"
+	if _, err := jdk.Find(25); err == nil {
+		major = "25"
+	}
+	r := runProfiler(t, "--walker", "ap:vm", "--workload", "lambdas", "--jdk", major, "--duration", "8s", "--seed", "0x72",
+		"--jitter", "0", "--perturb-registers", "0", "--read-fault-ppm", "0", "--remote-pct", "0")
+	m := r.Differential["ap:vm~vmstructs"]
+	require.Greater(t, m["both_ok"], uint64(5000), "%v", m)
+	frame := m["differ:frame"]
+	for _, part := range []string{join.AdapterSuffix, join.MHLinkerSuffix, join.LazyDeoptSuffix} {
+		frame -= min(frame, m["differ:frame"+part])
+	}
+	t.Logf("JDK %s: differ:frame %d of %d both walked, %d unattributed (%v)", major, m["differ:frame"], m["both_ok"], frame, m)
+	assert.Less(t, float64(frame)/float64(m["both_ok"]), 0.001, "unattributed differ:frame of ap:vm~vmstructs")
+}
