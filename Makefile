@@ -34,7 +34,7 @@ DEFECT_PLUGINS := $(DEFECTS:%=bin/libwfdefect-%.so)
 all: build
 setup:
 	@scripts/setup.sh
-build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so $(DEFECT_PLUGINS) bin/workloads.jar bin/whitebox.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar) $(MAVEN_APPS:%=bin/apps-%.jar)
+build: bin/walkfuzz bin/libwalkfuzz.so bin/libfpwalk.so $(DEFECT_PLUGINS) bin/workloads.jar bin/whitebox.jar bin/libwfjni.so $(if $(APPS_SRC),bin/apps.jar bin/apps.classpath) $(MAVEN_APPS:%=bin/apps-%.jar)
 
 # The build names itself (walkfuzz version, results.json, the store, the corpus): commit and
 # dirty flag from git, "unknown" outside a checkout; .git/index changes on commit and checkout.
@@ -92,6 +92,11 @@ bin/apps.jar: $(APPS_SRC) workloads/apps/classpath.txt
 	@mkdir -p bin build && rm -rf build/apps-classes
 	$(JAVA_HOME)/bin/javac --release 11 -nowarn -cp "$(APPS_CP)" -d build/apps-classes $(APPS_SRC)
 	$(JAVA_HOME)/bin/jar cf $@ -C build/apps-classes .
+
+# The libraries apps.jar's applications need, beside it (harness/artifacts reads it from bin/).
+bin/apps.classpath: workloads/apps/classpath.txt
+	@mkdir -p bin
+	cp $< $@
 
 .SECONDEXPANSION:
 bin/apps-%.jar: workloads/apps/build-app.sh $(APPS_CORE) $$(shell find workloads/apps/maven/$$* -type f) $$(wildcard $(WALKFUZZ_CACHE)/apps/$$*/status)

@@ -69,6 +69,8 @@ func workloadsCmd() *cobra.Command {
 					switch {
 					case artErr != nil || !artifacts.Exists(art.Apps):
 						why = "bin/apps.jar missing: run scripts/setup.sh and make"
+					case len(art.AppClasspath) == 0:
+						why = "bin/apps.classpath missing: run make"
 					default:
 						for _, j := range art.AppClasspath {
 							if !artifacts.Exists(j) {

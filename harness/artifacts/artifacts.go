@@ -59,7 +59,13 @@ func fill(bin string) Paths {
 		Apps:      filepath.Join(bin, "apps.jar"),
 		Root:      filepath.Dir(bin),
 	}
-	if b, err := os.ReadFile(filepath.Join(p.Root, "workloads", "apps", "classpath.txt")); err == nil {
+	// The Debian libraries the applications in apps.jar need: the copy make put beside the jar
+	// (a bin/ copied elsewhere keeps it), else the repository's list.
+	b, err := os.ReadFile(filepath.Join(bin, "apps.classpath"))
+	if err != nil {
+		b, err = os.ReadFile(filepath.Join(p.Root, "workloads", "apps", "classpath.txt"))
+	}
+	if err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
 				p.AppClasspath = append(p.AppClasspath, l)

@@ -135,6 +135,9 @@ func javaArgs(dir string, e *episode.Episode, art artifacts.Paths, opt Options, 
 		if !artifacts.Exists(art.Apps) {
 			return nil, fmt.Errorf("unsupported: workload %s needs bin/apps.jar: run scripts/setup.sh and make", e.Workload)
 		}
+		if len(art.AppClasspath) == 0 {
+			return nil, fmt.Errorf("unsupported: workload %s needs the list of its libraries (bin/apps.classpath, which make writes beside bin/apps.jar): run make", e.Workload)
+		}
 		for _, j := range art.AppClasspath {
 			if !artifacts.Exists(j) {
 				return nil, fmt.Errorf("unsupported: workload %s needs %s: run scripts/setup.sh", e.Workload, j)
