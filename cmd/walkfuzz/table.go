@@ -283,6 +283,9 @@ func agreementColumn(c *store.Cell) string {
 			if ad := c.Differential[p][store.FrameAdapter]; ad > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it begun in the I2C/C2I adapters)", pct(ad, frame, 0))
 			}
+			if cs := c.Differential[p][store.FrameCallsite]; cs > 0 && frame > 0 {
+				s += fmt.Sprintf(" (%s of it where ASGCT's call-site rule names another scope)", pct(cs, frame, 0))
+			}
 			if mh := c.Differential[p][store.FrameMHLinker]; mh > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it a method-handle linker named invokeBasic)", pct(mh, frame, 0))
 			}

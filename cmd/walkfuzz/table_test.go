@@ -175,6 +175,7 @@ func TestJoinPairAgreement(t *testing.T) {
 	k := store.Cell{KnownStack: map[string]uint64{"tagged": 1000, "mismatch:bci": 3, "mismatch:missing": 1, store.KnownMismatchedLazyDeopt: 3}}
 	assert.Equal(t, "0.40% of 1000 (75% of it past a frame pending deoptimization)", knownColumn(&k))
 	assert.Equal(t, differential.Frame+join.MHLinkerSuffix, store.FrameMHLinker)
+	assert.Equal(t, differential.Frame+join.CallsiteSuffix, store.FrameCallsite)
 	c.Differential["ap:vm~vmstructs"][store.FrameMHLinker] = 2
 	assert.Contains(t, agreementColumn(&c), "(25% of it begun in the I2C/C2I adapters) (50% of it a method-handle linker named invokeBasic)")
 }

@@ -145,6 +145,9 @@ func (j *Judge) Finish(w Window) Report {
 			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
 				m[class+MHLinkerSuffix]++
 			}
+			if class == differential.Frame && slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.CallsiteTop }) {
+				m[class+CallsiteSuffix]++
+			}
 			if slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.TopAdapter }) {
 				m[differential.Samples+AdapterSuffix]++
 				if class != differential.Agree && class != AgreeCut {

@@ -116,6 +116,10 @@ type Walk struct {
 	// TopAdapter: the walk began in the I2C/C2I adapters (samplelog.FlagTopAdapter, set by
 	// our vmstructs walker): a compiled caller's call on its way to an interpreted method.
 	TopAdapter bool
+	// CallsiteTop: our walker resolved its first Java frame at a return address below a stub
+	// with the call site's own debug info, where ASGCT's rule takes the next PcDesc and a
+	// different scope (samplelog.FlagCallsiteTop, set by vmstructs).
+	CallsiteTop bool
 	// Top: where the walk began when our vmstructs walker ran with WALKFUZZ_VMSTRUCTS_TOP
 	// (a development aid): the code blob's name (8 bytes at most) and how it read the top
 	// frame, e.g. "I2C/C2I/10"; empty otherwise.
@@ -129,7 +133,8 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 		return Walk{Failed: code(r.Result)}
 	}
 	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth,
-		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0, TopAdapter: r.Flags&samplelog.FlagTopAdapter != 0}
+		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0, TopAdapter: r.Flags&samplelog.FlagTopAdapter != 0,
+		CallsiteTop: r.Flags&samplelog.FlagCallsiteTop != 0}
 	for i, f := range r.Frames {
 		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
 			if i == 0 && f.Type == samplelog.FrameStub && f.Method != 0 {
@@ -295,6 +300,12 @@ const LazyDeoptSuffix = ":lazy_deopt"
 // MethodHandle.invokeBasic, the rest of the walks the same (the ledger's ap-mh-linker-name):
 // differ:frame:mh_linker.
 const MHLinkerSuffix = ":mh_linker"
+
+// CallsiteSuffix marks a differ:frame pair counted again because our vmstructs walk of the
+// signal took its top frame where ASGCT's call-site rule names a different scope
+// (Walk.CallsiteTop): a profiler whose Java frames are AsyncGetCallTrace's (ap:fp, ap:agct)
+// differs there by that rule (the ledger's asgct-callsite-rule): differ:frame:callsite_rule.
+const CallsiteSuffix = ":callsite_rule"
 
 // AdapterSuffix marks a pair's class counted again because our walk of the signal began in
 // the I2C/C2I adapters (Walk.TopAdapter), where async-profiler's walker loses the compiled

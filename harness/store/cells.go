@@ -320,6 +320,11 @@ const (
 	FirstFailedAdapter = "first_failed:adapter"
 )
 
+// FrameCallsite: the differ:frame pairs where our vmstructs walk took its top frame where
+// ASGCT's call-site rule names another scope (harness/join's CallsiteSuffix; the ledger's
+// asgct-callsite-rule, for profilers whose Java frames are AsyncGetCallTrace's).
+const FrameCallsite = "differ:frame:callsite_rule"
+
 // FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
 // method-handle linker intrinsic, MethodHandle.invokeBasic (harness/join's MHLinkerSuffix; the
 // ledger's ap-mh-linker-name); a part of differ:frame.
