@@ -2,8 +2,8 @@ package join
 
 import (
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/differential"
@@ -142,13 +142,19 @@ func (j *Judge) Finish(w Window) Report {
 			m[differential.Samples]++
 			class, _ := Compare(a, b)
 			m[class]++
+			// What our walks of the signal noted (vmstructs sets the notes; the stack is the
+			// signal's, whichever of our walkers this pair compares).
+			var lazyDeopt, adapter, callsite bool
+			for _, w := range j.walks[p.Ours] {
+				lazyDeopt, adapter, callsite = lazyDeopt || w.LazyDeopt, adapter || w.TopAdapter, callsite || w.CallsiteTop
+			}
 			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
 				m[class+MHLinkerSuffix]++
 			}
-			if class == differential.Frame && slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.CallsiteTop }) {
+			if class == differential.Frame && callsite {
 				m[class+CallsiteSuffix]++
 			}
-			if slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.TopAdapter }) {
+			if adapter {
 				m[differential.Samples+AdapterSuffix]++
 				if class != differential.Agree && class != AgreeCut {
 					m[class+AdapterSuffix]++
@@ -169,9 +175,8 @@ func (j *Judge) Finish(w Window) Report {
 			}
 			if a.Failed == "" && b.Failed == "" {
 				m[differential.BothOK]++
-				if slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.LazyDeopt }) {
-					// Where a walk of ours passed a frame pending deoptimization (vmstructs
-					// notes it; the stack is the signal's, whichever walker compared), a profiler that
+				if lazyDeopt {
+					// Where a walk of ours passed a frame pending deoptimization, a profiler that
 					// reads it at the patched pc differs there (the ledger's
 					// ap-deopt-caller-bci): each class is counted again with the suffix,
 					// both_ok:lazy_deopt the base rate it is read against.

@@ -344,7 +344,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
         if (in_interp(w, f.pc)) {
             if (!in_stack(w, f.fp) || f.fp < f.sp) return brk(w, VS_BREAK_INTERPRETED);
             static const char interp_name[8] = "interp";
-            if (initial && !precise) note_top(w, (uintptr_t)interp_name, f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT ? VS_TOP_INTERP_ENTRY : VS_TOP_INTERPRETED);
+            if (vs_diag_top && initial && !precise) note_top(w, (uintptr_t)interp_name, f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT ? VS_TOP_INTERP_ENTRY : VS_TOP_INTERPRETED);
             if (initial && !precise && f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT) {
                 /* Caught in a method entry that is still pushing the new frame's fixed slots
                  * (sender sp, last sp, Method*, mirror, mdp, cache, locals, bcp, in that
@@ -531,7 +531,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             /* Top of stack in a stub. Frames with a known size are tried first, then the
              * frameless shape (stubs that build no frame: vtable/itable stubs, adapters at
              * entry), then rbp-based frames for StubRoutines (generated with enter/leave). */
-            note_top(w, rdp(blob + (uintptr_t)vs_layout.cb_name.off), VS_TOP_STUB);
+            if (vs_diag_top) note_top(w, rdp(blob + (uintptr_t)vs_layout.cb_name.off), VS_TOP_STUB);
             /* In the adapters a compiled caller's call is on its way to an interpreted method
              * (c2i) or the reverse; noted like CALLSITE_TOP (initial-exec TLS: signal-safe):
              * async-profiler's walker loses the compiled caller here on JDK 21+ (ledger
