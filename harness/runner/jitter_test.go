@@ -86,11 +86,14 @@ func TestCPUModeKeepsItsPeriods(t *testing.T) {
 			assert.LessOrEqual(t, f, 1.05, "more signals than the task clock owes: %d of %d", del, req)
 			if c.jitter == 0 {
 				// A recursion walk takes 10-30 us of a 100 us period: a handler that runs out
-				// its period is rare (47-51 of ~45,000 signals quiet, busy loop or not; 187 of
-				// 28,016 beside the selftest and cmd packages' JVMs, whose load slows walks).
-				// Calling a handler slow after an eighth of the interval, as the driver once
-				// did, counted 18,142 of 40,849 and read 0.817 (checked by planting it back).
-				assert.LessOrEqual(t, float64(res.Signals.CPURestarts), 0.03*float64(res.Signals.Delivered),
+				// its period is rare (47-51 of ~45,000 signals quiet, busy loop or not, when this
+				// was written; 261-743 of 36,000-50,000 on 2026-11-29, with the agent of that day
+				// and the one before alike; 187 of 28,016 and, once, 1,090 of 25,727 beside the
+				// selftest and cmd packages' JVMs, whose load slows walks). Calling a handler
+				// slow after an eighth of the interval, as the driver once did, counted 18,142
+				// of 40,849 (44%) and read 0.817 (checked by planting it back): 10% stays far
+				// from both.
+				assert.LessOrEqual(t, float64(res.Signals.CPURestarts), 0.10*float64(res.Signals.Delivered),
 					"handlers counted as running out their period: %d of %d delivered", res.Signals.CPURestarts, res.Signals.Delivered)
 			}
 		})
