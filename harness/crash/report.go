@@ -79,6 +79,28 @@ type InternalError struct {
 func Parse(data []byte) *Report {
 	r := &Report{}
 	shape := parseLog(r, data)
+	return r.titled(shape)
+}
+
+// ParseScreen reads the short report HotSpot prints on stdout before it writes its hs_err
+// log: the '#' header alone. A crash whose reporting stalled leaves only this (a fault in a
+// signal handler that interrupted malloc deadlocks the reporter's own first malloc, before the
+// log is opened). pcFrame, when not empty, is the faulting pc named by the harness from the
+// live process's mappings ("C  [lib+0x..]  sym"), for a header cut before its problematic frame.
+func ParseScreen(data []byte, pcFrame string) *Report {
+	r := &Report{}
+	shape := parseLog(r, data)
+	shape.headerComplete = shape.banner // the header is all there is
+	if r.ProblematicFrame == "" && pcFrame != "" {
+		if _, ok := parseFrame(pcFrame); ok {
+			r.ProblematicFrame = pcFrame
+		}
+	}
+	return r.titled(shape)
+}
+
+// titled names r from what the parser learned.
+func (r *Report) titled(shape logShape) *Report {
 	r.Title, r.AltTitles, r.CorruptedReason = title(r, shape)
 	r.Corrupted = r.CorruptedReason != ""
 	if r.Corrupted {

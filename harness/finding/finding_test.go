@@ -18,19 +18,62 @@ import (
 func TestCrashTitlesTheHsErrLog(t *testing.T) {
 	dir := t.TempDir()
 	assert.Nil(t, Crash(dir))
-	assert.False(t, Crashing(dir))
+	assert.False(t, NewCrashWatch(dir).Begun())
 	golden, err := os.ReadFile(filepath.Join("..", "crash", "testdata", "hserr", "001"))
 	require.NoError(t, err)
 	header, body, ok := bytes.Cut(golden, []byte("\n\n"))
 	require.True(t, ok)
 	require.Contains(t, string(header), "TITLE: SIGSEGV in Unsafe_PutLong")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "hs_err_pid42.log"), body, 0o644))
-	assert.True(t, Crashing(dir))
+	assert.True(t, NewCrashWatch(dir).Begun())
 	f := Crash(dir)
 	require.NotNil(t, f)
 	assert.Equal(t, "SIGSEGV in Unsafe_PutLong", f.Title)
 	assert.Equal(t, "hs_err_pid42.log", f.Log)
 	assert.NotEmpty(t, f.Bucket)
+}
+
+// A crash whose report stalled before the hs_err log (HotSpot's reporter deadlocked in malloc
+// after a fault in a signal handler that had interrupted malloc: seen under make test's load)
+// is titled from the short report HotSpot printed on stdout first (testdata/screen-17.txt, a
+// real one from an injected fault): the same title the hs_err log of that crash gets.
+func TestCrashTitlesTheShortReportWithoutALog(t *testing.T) {
+	screen, err := os.ReadFile(filepath.Join("testdata", "screen-17.txt"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	w := NewCrashWatch(dir)
+	assert.False(t, w.Begun())
+	out := append([]byte("walkfuzz-throughput: 10 ops in 5 ms\n"), screen...)
+	half := bytes.Index(out, []byte("Java Runtime Environment"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, Stdout), out[:half], 0o644))
+	assert.False(t, w.Begun(), "half a banner is no report")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, Stdout), out, 0o644))
+	assert.True(t, w.Begun(), "a banner split across two looks")
+	assert.EqualValues(t, len(out), w.Written())
+	assert.EqualValues(t, 0x7f16fb78a997, ScreenPC(dir))
+
+	f := Crash(dir)
+	require.NotNil(t, f)
+	assert.Equal(t, "SIGSEGV in wf_inject_fault via walkfuzz agent", f.Title)
+	assert.Contains(t, f.AltTitles, "SIGSEGV in wf_inject_fault")
+	assert.Equal(t, Stdout, f.Log)
+	assert.False(t, f.Corrupted)
+
+	// Cut before the problematic frame (the reporter's malloc deadlocks while it names it):
+	// corrupted, unless the harness named the pc from the live process before killing it.
+	frame := bytes.Index(out, []byte("# Problematic frame:"))
+	require.Positive(t, frame)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, Stdout), out[:frame], 0o644))
+	assert.True(t, Crash(dir).Corrupted)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, PCFrame), []byte("C  [libwalkfuzz.so+0xb997]  wf_inject_fault\n"), 0o644))
+	assert.Equal(t, f.Title, Crash(dir).Title)
+
+	// A log, when there is one, wins.
+	golden, err := os.ReadFile(filepath.Join("..", "crash", "testdata", "hserr", "001"))
+	require.NoError(t, err)
+	_, body, _ := bytes.Cut(golden, []byte("\n\n"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hs_err_pid42.log"), body, 0o644))
+	assert.Equal(t, "SIGSEGV in Unsafe_PutLong", Crash(dir).Title)
 }
 
 func TestKilledIsItsOwnBucket(t *testing.T) {

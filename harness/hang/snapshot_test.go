@@ -1,8 +1,12 @@
 package hang
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -86,4 +90,25 @@ func TestStatState(t *testing.T) {
 	name, sp, _ = syscallOf("-1 0x10 0x20")
 	assert.Equal(t, "-", name)
 	assert.Equal(t, uint64(0x10), sp)
+}
+
+// CodeFrame names a pc of a live process as an hs_err log would, so a crash title can be
+// taken from it: here where a sleeping process sits in libc (its syscall pc), and an address
+// mapped to no file.
+func TestCodeFrameOfASleeper(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	require.NoError(t, cmd.Start())
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var pc uint64
+	for range 100 {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", cmd.Process.Pid))
+		if f := strings.Fields(string(b)); len(f) == 9 {
+			pc, _ = strconv.ParseUint(strings.TrimPrefix(f[8], "0x"), 16, 64)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NotZero(t, pc, "sleep never blocked in a system call")
+	assert.Regexp(t, `^C  \[libc\.so\.6\+0x[0-9a-f]+\]  \S*nanosleep\S*$`, CodeFrame(cmd.Process.Pid, pc))
+	assert.Equal(t, "", CodeFrame(cmd.Process.Pid, 8))
 }

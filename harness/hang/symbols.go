@@ -146,3 +146,22 @@ func demangle(name string) string {
 	}
 	return strings.Join(parts, "::")
 }
+
+// CodeFrame names pc of live process pid the way an hs_err log prints a native frame
+// ("C  [libjvm.so+0x5f2a10]  JVM_handle_linux_signal"), from its mappings and the ELF symbols
+// of the mapped file; "" when pc is in no file mapping. For a crash whose report stalled
+// before it named its problematic frame.
+func CodeFrame(pid int, pc uint64) string {
+	s := newSymbolizer(pid)
+	i := sort.Search(len(s.maps), func(i int) bool { return s.maps[i].hi > pc })
+	if i == len(s.maps) || pc < s.maps[i].lo {
+		return ""
+	}
+	m := s.maps[i]
+	f := fmt.Sprintf("C  [%s+0x%x]", filepath.Base(m.path), pc-m.lo+m.off)
+	if n := s.lookup(m, pc); strings.Contains(n, ":") {
+		_, sym, _ := strings.Cut(n, ":")
+		f += "  " + sym
+	}
+	return f
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/artifacts"
 	"github.com/walkfuzz/walkfuzz/harness/episode"
+	"github.com/walkfuzz/walkfuzz/harness/finding"
 	"github.com/walkfuzz/walkfuzz/harness/suites"
 )
 
@@ -19,8 +20,8 @@ const (
 	MethodTable = "methods.tsv"
 	AgentConf   = "agent.conf"
 	RootsFile   = "roots.txt"
-	Stdout      = "stdout.txt"
-	Stderr      = "stderr.txt"
+	Stdout      = finding.Stdout
+	Stderr      = finding.Stderr
 	EpisodeFile = "episode.json"
 	CodesFile   = "codes.tsv"
 	KnownStacks = "known_stacks.tsv"

@@ -223,6 +223,9 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	hangReason, overload := "", ""
 	var atBeat handlerLoad
 	var termSent time.Time
+	crashWatch := finding.NewCrashWatch(dir)
+	var reportSize int64
+	var reportGrew time.Time
 loop:
 	for {
 		select {
@@ -251,12 +254,17 @@ loop:
 			lastBeat, lastBeatAt = h.HeartbeatCount, time.Now()
 			atBeat = takeHandlerLoad(log, proc.cmd.Process.Pid)
 		}
-		if finding.Crashing(dir) {
-			// The JVM is writing its hs_err log: a crash in progress, judged when it exits. A
-			// crash inside the handler leaves the thread's handler entry open while the log is
-			// written, and on a loaded machine that took longer than stuckWalk: a crash
-			// reported as a hang of the walker (TestReproExitCodes under make test's load).
-			if time.Now().After(hardDeadline) {
+		if crashWatch.Begun() {
+			// The JVM is reporting a crash: judged when it exits. A crash inside the handler
+			// leaves the thread's handler entry open while the report is written, and on a
+			// loaded machine that took longer than stuckWalk: a crash reported as a hang of the
+			// walker (TestReproExitCodes under make test's load).
+			now := time.Now()
+			if n := crashWatch.Written(); n != reportSize || reportGrew.IsZero() {
+				reportSize, reportGrew = n, now
+			}
+			if now.Sub(reportGrew) > reportStall || now.After(hardDeadline) {
+				res.Notes = append(res.Notes, stalledReport(dir, proc, now.Sub(reportGrew)))
 				proc.kill()
 				break
 			}
@@ -364,6 +372,32 @@ func collectHang(dir string, p *process) error {
 		errs = append(errs, os.WriteFile(filepath.Join(dir, finding.ThreadDump), nil, 0o644))
 	}
 	return errors.Join(errs...)
+}
+
+// reportStall: a crash report that has not grown for this long is stuck. HotSpot gives a step
+// of its report ErrorLogTimeout/4 (30 s by default) before it moves on; a fault in a signal
+// handler that interrupted malloc deadlocks the report's first malloc, in every step.
+const reportStall = 40 * time.Second
+
+// stalledReport keeps what a stuck crash report leaves to title it by, before the process is
+// killed: the faulting pc named from the live mappings (the short report on stdout may end
+// before its problematic frame) and a /proc snapshot of the threads (tasks.txt, which shows
+// where the reporter is stuck). It returns the note for results.json.
+func stalledReport(dir string, p *process, quiet time.Duration) string {
+	pid := p.cmd.Process.Pid
+	stuck := ""
+	if snap, err := finding.TakeSnapshot(pid); err == nil {
+		os.WriteFile(filepath.Join(dir, finding.TaskSnap), []byte(snap), 0o644)
+		if h := finding.Hang(dir); h.Title != "" {
+			stuck = " (" + h.Title + ")"
+		}
+	}
+	if pc := finding.ScreenPC(dir); pc != 0 {
+		if f := finding.CodeFrame(pid, pc); f != "" {
+			os.WriteFile(filepath.Join(dir, finding.PCFrame), []byte(f+"\n"), 0o644)
+		}
+	}
+	return fmt.Sprintf("HotSpot's crash report stalled: nothing written for %s%s; killed", quiet.Round(time.Second), stuck)
 }
 
 var errNoExit = errors.New("no exit status")
