@@ -45,6 +45,9 @@ func decideOutcome(res *results.Results, dir string, p *process, h samplelog.Hea
 		res.Outcome = results.Crash
 		res.Crash = crashed
 		res.Reason = "hs_err log written"
+		if crashed.Log == Stdout || crashed.Log == Stderr {
+			res.Reason = "crash report in " + crashed.Log + " only: no hs_err log"
+		}
 	case sig != 0 && sig.String() != "killed":
 		res.Outcome = results.Crash
 		res.Crash = finding.Killed(sig.String())
