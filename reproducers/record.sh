@@ -27,6 +27,8 @@ for a in "$@"; do
         fi ;;
     esac
 done
+# A profiler option among the ARGs (cstack=vm) names the mode the row was run in.
+for a in "$@"; do case $a in cstack=*) profiler="$profiler $a" ;; esac; done
 secs=-
 for a in "$@"; do case $a in *[!0-9]*) ;; *) secs=$a ;; esac; done
 work=$(mktemp -d) || exit 2

@@ -43,6 +43,11 @@ const (
 	BothOKLazyDeopt = "both_ok:lazy_deopt"
 	// FrameLazyDeopt: Frame pairs where a walk went through a lazily deoptimized frame.
 	FrameLazyDeopt = "differ:frame:lazy_deopt"
+	// FrameSigframe: Frame pairs where the signal landed in a signal handler already running on
+	// the thread and a walk went on from the context its signal frame saved
+	// (samplelog.FlagSigframe): a walker that follows rbp out of the handler loses the
+	// interrupted frame there (ASGCT, the ledger's asgct-nested-signal).
+	FrameSigframe = "differ:frame:sigframe"
 	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
 	// compared and not in Samples.
 	PerturbedSamples = "perturbed_samples"
@@ -158,6 +163,9 @@ func (c *Comparer) Add(r *samplelog.Record) {
 				m[FrameLazyDeopt]++
 			}
 		}
+	}
+	if class == Frame && (a.Flags|b.Flags)&samplelog.FlagSigframe != 0 {
+		m[FrameSigframe]++
 	}
 	if class != Agree && c.kept[pair+class] < 5 {
 		c.kept[pair+class]++

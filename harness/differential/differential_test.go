@@ -71,6 +71,26 @@ func TestSecondExtendsLazyDeopt(t *testing.T) {
 	assert.Equal(t, uint64(2), m[BothOKLazyDeopt])
 }
 
+// A signal that landed in a signal handler already running (HotSpot's SIGSEGV handler at an
+// implicit null check): vmstructs walked on from the context the signal frame saved, ASGCT
+// followed rbp out of the handler and named only the caller (deopt/25 before walkfuzz's own
+// handler blocked profiling signals). Such differ:frame pairs are counted again, apart.
+func TestSigframeFramePairsCountedApart(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	x := [][2]int64{{1, 41}, {2, 125}, {3, 8}}
+	nested := func(r *samplelog.Record) *samplelog.Record { r.Flags |= samplelog.FlagSigframe; return r }
+	c.Add(rec(0, 1, 1, [2]int64{2, 144}))
+	c.Add(nested(rec(1, 1, 3, x...))) // asgct lost the interrupted frame
+	c.Add(rec(0, 2, 3, x[0], [2]int64{4, 1}, x[2]))
+	c.Add(rec(1, 2, 3, x...)) // a differ:frame of another kind
+	c.Add(rec(0, 3, 3, x...))
+	c.Add(nested(rec(1, 3, 3, x...))) // both right through the handler: agree
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(2), m[Frame])
+	assert.Equal(t, uint64(1), m[FrameSigframe])
+	assert.Equal(t, uint64(1), m[Agree])
+}
+
 // A disagreement where one walker flagged the call-site rule is counted apart; an agreement
 // stays an agreement whatever the flag says.
 func TestCallsiteRuleIsSetApart(t *testing.T) {

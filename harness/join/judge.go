@@ -144,9 +144,13 @@ func (j *Judge) Finish(w Window) Report {
 			m[class]++
 			// What our walks of the signal noted (vmstructs sets the notes; the stack is the
 			// signal's, whichever of our walkers this pair compares).
-			var lazyDeopt, adapter, callsite bool
+			var lazyDeopt, adapter, callsite, sigframe bool
 			for _, w := range j.walks[p.Ours] {
 				lazyDeopt, adapter, callsite = lazyDeopt || w.LazyDeopt, adapter || w.TopAdapter, callsite || w.CallsiteTop
+				sigframe = sigframe || w.Sigframe
+			}
+			if class == differential.Frame && sigframe {
+				m[class+SigframeSuffix]++
 			}
 			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
 				m[class+MHLinkerSuffix]++

@@ -116,6 +116,10 @@ type Walk struct {
 	// TopAdapter: the walk began in the I2C/C2I adapters (samplelog.FlagTopAdapter, set by
 	// our vmstructs walker): a compiled caller's call on its way to an interpreted method.
 	TopAdapter bool
+	// Sigframe: the signal landed in a signal handler already running on the thread and the
+	// walk went on from the context its signal frame saved (samplelog.FlagSigframe, set by our
+	// vmstructs walker).
+	Sigframe bool
 	// CallsiteTop: our walker resolved its first Java frame at a return address below a stub
 	// with the call site's own debug info, where ASGCT's rule takes the next PcDesc and a
 	// different scope (samplelog.FlagCallsiteTop, set by vmstructs).
@@ -134,6 +138,7 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 	}
 	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth,
 		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0, TopAdapter: r.Flags&samplelog.FlagTopAdapter != 0,
+		Sigframe:    r.Flags&samplelog.FlagSigframe != 0,
 		CallsiteTop: r.Flags&samplelog.FlagCallsiteTop != 0}
 	for i, f := range r.Frames {
 		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
@@ -312,6 +317,13 @@ const CallsiteSuffix = ":callsite_rule"
 // caller on JDK 21 and later (the ledger's ap-c2i-caller): differ:frame:adapter,
 // first_failed:adapter; samples:adapter is the base rate.
 const AdapterSuffix = ":adapter"
+
+// SigframeSuffix marks a differ:frame pair counted again because the signal landed in a
+// signal handler already running on the thread (Walk.Sigframe: HotSpot's own, handling an
+// implicit null check, say), where a walker that follows rbp out of the handler loses the
+// interrupted frame (the ledger's asgct-nested-signal, for profilers whose Java frames are
+// AsyncGetCallTrace's): differ:frame:sigframe.
+const SigframeSuffix = ":sigframe"
 
 // NativeTopSuffix marks the profiler's give-ups (first_failed) where our walk's top Java frame
 // is a native method: first_failed:native_top.

@@ -172,6 +172,10 @@ const (
 	// FlagTopAdapter: the walk began in the I2C/C2I adapters, between a compiled caller and
 	// an interpreted callee or the reverse (vmstructs; WF_REC_TOP_ADAPTER).
 	FlagTopAdapter uint16 = 1 << 8
+	// FlagSigframe: the signal landed in a signal handler already running on the thread
+	// (HotSpot's own, handling an implicit null check, say) and the walk went on from the
+	// context its signal frame saved (vmstructs; WF_REC_SIGFRAME).
+	FlagSigframe uint16 = 1 << 9
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

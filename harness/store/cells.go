@@ -325,6 +325,12 @@ const (
 // asgct-callsite-rule, for profilers whose Java frames are AsyncGetCallTrace's).
 const FrameCallsite = "differ:frame:callsite_rule"
 
+// FrameSigframe: the differ:frame pairs where the signal landed in a signal handler already
+// running on the thread (HotSpot's own, handling an implicit null check, say) and our vmstructs
+// walk went on from the context its signal frame saved (differential.FrameSigframe, harness/
+// join's SigframeSuffix; the ledger's asgct-nested-signal); a part of differ:frame.
+const FrameSigframe = "differ:frame:sigframe"
+
 // FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
 // method-handle linker intrinsic, MethodHandle.invokeBasic (harness/join's MHLinkerSuffix; the
 // ledger's ap-mh-linker-name); a part of differ:frame.

@@ -18,8 +18,8 @@ __thread struct wf_thread *wf_walked_for WF_TLS;
 static struct sigaction prev_segv, prev_bus;
 
 static void chain(struct sigaction *prev, int sig, siginfo_t *si, void *uc) {
-    /* Our handler runs with nothing extra blocked (see wf_fault_install); give HotSpot the
-     * mask it asked for before entering its handler. sigreturn restores the old one. */
+    /* Our handler runs with the mask HotSpot's SIGSEGV handler asked for (wf_fault_install);
+     * give the handler we chain to its own, in case it differs. sigreturn restores the old. */
     sigset_t m = prev->sa_mask;
     if (!(prev->sa_flags & SA_NODEFER)) sigaddset(&m, sig);
     pthread_sigmask(SIG_BLOCK, &m, NULL);
@@ -39,6 +39,11 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
         wf_fault_jmp = NULL;
         struct wf_log_header *h = wf_log_header(); /* a plain load of the mapping's address */
         if (h) __atomic_fetch_add(&h->faults_caught, 1, __ATOMIC_RELAXED);
+        /* siglongjmp does not restore the mask (sigsetjmp(.., 0): no syscall per walk), and
+         * this handler's mask blocks more than the walk had: put back the mask of the moment
+         * of the fault, which the kernel saved in uc. One syscall per fault caught (rare: a
+         * stale pointer), async-signal-safe. */
+        pthread_sigmask(SIG_SETMASK, &((ucontext_t *)uc)->uc_sigmask, NULL);
         siglongjmp(*jb, 1);
     }
     chain(sig == SIGBUS ? &prev_bus : &prev_segv, sig, si, uc);
@@ -49,11 +54,19 @@ int wf_fault_install(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
-    /* SA_NODEFER and an empty mask: the mask inside our handler equals the mask at the
-     * fault, so siglongjmp (which does not restore masks, to avoid a syscall per walk)
-     * leaves the thread's mask exactly as it was when the walk began. */
+    /* The mask of the handler we chain to (HotSpot's: every signal but the synchronous error
+     * signals), applied by the kernel on delivery. With an empty mask, a profiling signal due
+     * at a fault HotSpot handles (an implicit null check, a safepoint poll) was delivered on
+     * top of the SIGSEGV frame at our handler's first instruction, a context HotSpot's own
+     * handler never lets a profiler see: on an exception-heavy workload 5% of the signals, and
+     * AsyncGetCallTrace's nested-handler failure (the ledger's asgct-nested-signal) on each.
+     * SA_NODEFER: a fault inside our handler still reaches it. */
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction cur;
+    if (sigaction(SIGSEGV, NULL, &cur)) return -1;
+    sa.sa_mask = cur.sa_mask;
+    sigdelset(&sa.sa_mask, SIGSEGV);
+    sigdelset(&sa.sa_mask, SIGBUS);
     if (sigaction(SIGSEGV, &sa, &prev_segv)) return -1;
     if (sigaction(SIGBUS, &sa, &prev_bus)) return -1;
     return 0;

@@ -151,9 +151,13 @@ enum {
     WF_REC_LAZY_DEOPT = 1 << 7,  /* the walk went through a lazily deoptimized compiled frame
                                     (its return address was the nmethod's deopt handler; the
                                     original pc came from the frame): vmstructs sets it */
-    WF_REC_TOP_ADAPTER = 1 << 8  /* the walk began in the I2C/C2I adapters (a compiled caller's
+    WF_REC_TOP_ADAPTER = 1 << 8, /* the walk began in the I2C/C2I adapters (a compiled caller's
                                     call on its way to an interpreted method, or the reverse):
                                     vmstructs sets it */
+    WF_REC_SIGFRAME = 1 << 9     /* the signal landed in a signal handler already running on the
+                                    thread (HotSpot's own, handling an implicit null check, say)
+                                    and the walk went on from the context its signal frame
+                                    saved: vmstructs sets it */
 };
 
 /*

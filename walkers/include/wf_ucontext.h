@@ -18,8 +18,9 @@
 #endif
 
 /* WF_UC_RBX: the interpreter's Method* register at a method entry (vmstructs reads it only
- * to recognise a frame under construction). */
-enum wf_uc_reg { WF_UC_PC = REG_RIP, WF_UC_SP = REG_RSP, WF_UC_FP = REG_RBP, WF_UC_RBX = REG_RBX };
+ * to recognise a frame under construction); WF_UC_R13: the interpreter's bcp register while
+ * it runs bytecodes. */
+enum wf_uc_reg { WF_UC_PC = REG_RIP, WF_UC_SP = REG_RSP, WF_UC_FP = REG_RBP, WF_UC_RBX = REG_RBX, WF_UC_R13 = REG_R13 };
 
 static inline uintptr_t wf_uc_get(const void *uc, enum wf_uc_reg r) {
     return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[r];

@@ -271,6 +271,7 @@ int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
     uintptr_t sp = wf_uc_get(uc, WF_UC_SP);
     struct vs_fr f = {sp, sp, wf_uc_get(uc, WF_UC_FP), wf_uc_get(uc, WF_UC_PC)};
     w->uc_rbx = wf_uc_get(uc, WF_UC_RBX);
+    w->uc_r13 = wf_uc_get(uc, WF_UC_R13);
     if (!in_stack(w, f.sp)) return VS_BREAK_STACK_RANGE;
     /* With such an anchor, first try the ucontext without guessing through C frames (an rbp
      * chain followed from inside the VM can skip the interpreted frame that called it);
@@ -343,8 +344,20 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
         /* Interpreted frame: Method* and bcp in the frame (frame_x86.h; x86_64 layout, 11..25). */
         if (in_interp(w, f.pc)) {
             if (!in_stack(w, f.fp) || f.fp < f.sp) return brk(w, VS_BREAK_INTERPRETED);
-            static const char interp_name[8] = "interp";
-            if (vs_diag_top && initial && !precise) note_top(w, (uintptr_t)interp_name, f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT ? VS_TOP_INTERP_ENTRY : VS_TOP_INTERPRETED);
+            if (vs_diag_top && initial && !precise) {
+                /* "i" and the pc's offset into the interpreter in hex (to be matched with
+                 * -XX:+PrintInterpreter's codelets); how: entry or body, +100 when r13 (bcp
+                 * while bytecodes run) points into the bytecodes of the method rbp's frame
+                 * holds, +1000 with an anchor sp, +2000 with its pc, +10000 * thread state. */
+                uintptr_t off = f.pc - w->interp_lo;
+                w->top_buf[0] = 'i';
+                for (int i = 1; i < 8; i++) w->top_buf[i] = "0123456789abcdef"[(off >> (4 * (7 - i))) & 15];
+                int how = f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT ? VS_TOP_INTERP_ENTRY : VS_TOP_INTERPRETED;
+                uintptr_t fm = interp_method(f.fp);
+                if (valid_method(fm) && interp_bci(fm, w->uc_r13) >= 0) how += 100;
+                how += (w->a_sp ? 1000 : 0) + (w->a_pc ? 2000 : 0) + 10000 * w->state;
+                note_top(w, (uintptr_t)w->top_buf, how);
+            }
             if (initial && !precise && f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT) {
                 /* Caught in a method entry that is still pushing the new frame's fixed slots
                  * (sender sp, last sp, Method*, mirror, mdp, cache, locals, bcp, in that
@@ -421,6 +434,9 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             }
             if (uc) {
                 if (!in_stack(w, uc)) return VS_NO_ANCHOR;
+                /* Noted in the record: a walker that follows rbp out of the handler instead
+                 * (ASGCT) loses the interrupted frame here (the ledger's asgct-nested-signal). */
+                wf_walk_note |= WF_REC_SIGFRAME;
                 f.sp = f.usp = sigframe_reg(uc, WF_UC_SP);
                 f.fp = sigframe_reg(uc, WF_UC_FP);
                 f.pc = sigframe_reg(uc, WF_UC_PC);

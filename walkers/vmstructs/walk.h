@@ -15,10 +15,11 @@ struct vs_walk {
     uintptr_t interp_lo, interp_hi, call_stub_ret, cc_lo, cc_hi;
     struct wf_frame *frames;
     int max, n;
-    uintptr_t uc_rbx;           /* rbx of the interrupted context when the walk starts from it */
+    uintptr_t uc_rbx, uc_r13;   /* rbx, r13 of the interrupted context when the walk starts from it */
     /* WALKFUZZ_VMSTRUCTS_TOP (vs_diag_top): where a walk from an arbitrary pc began */
     uintptr_t top_name;
     int top_how;
+    char top_buf[8];            /* a name made for this walk: "i" and the pc's offset in the interpreter */
 };
 
 /* Development aid, read once at init from WALKFUZZ_VMSTRUCTS_TOP: a complete walk that began
