@@ -307,6 +307,9 @@ func agreementColumn(c *store.Cell) string {
 				if ad := c.Differential[p][store.FirstFailedAdapter]; ad > 0 && first > 0 {
 					s += fmt.Sprintf(" (%s of it in the I2C/C2I adapters)", pct(ad, first, 0))
 				}
+				if sf := c.Differential[p][store.FirstFailedSigframe]; sf > 0 && first > 0 {
+					s += fmt.Sprintf(" (%s of it in a signal handler already running)", pct(sf, first, 0))
+				}
 				s += fmt.Sprintf(", %s %s", b, pct(c.Differential[p][differential.BFailed], n, 2))
 			}
 			out = append(out, s)

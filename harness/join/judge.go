@@ -149,8 +149,11 @@ func (j *Judge) Finish(w Window) Report {
 				lazyDeopt, adapter, callsite = lazyDeopt || w.LazyDeopt, adapter || w.TopAdapter, callsite || w.CallsiteTop
 				sigframe = sigframe || w.Sigframe
 			}
-			if class == differential.Frame && sigframe {
-				m[class+SigframeSuffix]++
+			if sigframe {
+				m[differential.Samples+SigframeSuffix]++
+				if class != differential.Agree && class != AgreeCut {
+					m[class+SigframeSuffix]++
+				}
 			}
 			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
 				m[class+MHLinkerSuffix]++

@@ -318,11 +318,12 @@ const CallsiteSuffix = ":callsite_rule"
 // first_failed:adapter; samples:adapter is the base rate.
 const AdapterSuffix = ":adapter"
 
-// SigframeSuffix marks a differ:frame pair counted again because the signal landed in a
-// signal handler already running on the thread (Walk.Sigframe: HotSpot's own, handling an
+// SigframeSuffix marks a pair's class counted again because the signal landed in a signal
+// handler already running on the thread (Walk.Sigframe: a profiler's own SIGSEGV handler at an
 // implicit null check, say), where a walker that follows rbp out of the handler loses the
-// interrupted frame (the ledger's asgct-nested-signal, for profilers whose Java frames are
-// AsyncGetCallTrace's): differ:frame:sigframe.
+// interrupted frame and async-profiler's vm walker finds no Java frame (the ledger's
+// ap-segv-mask and asgct-nested-signal): differ:frame:sigframe, first_failed:sigframe;
+// samples:sigframe is the base rate.
 const SigframeSuffix = ":sigframe"
 
 // NativeTopSuffix marks the profiler's give-ups (first_failed) where our walk's top Java frame

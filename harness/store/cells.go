@@ -325,11 +325,15 @@ const (
 // asgct-callsite-rule, for profilers whose Java frames are AsyncGetCallTrace's).
 const FrameCallsite = "differ:frame:callsite_rule"
 
-// FrameSigframe: the differ:frame pairs where the signal landed in a signal handler already
-// running on the thread (HotSpot's own, handling an implicit null check, say) and our vmstructs
-// walk went on from the context its signal frame saved (differential.FrameSigframe, harness/
-// join's SigframeSuffix; the ledger's asgct-nested-signal); a part of differ:frame.
-const FrameSigframe = "differ:frame:sigframe"
+// FrameSigframe and FirstFailedSigframe: the differ:frame pairs and a profiler's give-ups on a
+// signal that landed in a signal handler already running on the thread (a profiler's SIGSEGV
+// handler at an implicit null check, say), where our vmstructs walk went on from the context
+// its signal frame saved (differential.FrameSigframe, harness/join's SigframeSuffix; the
+// ledger's ap-segv-mask and asgct-nested-signal); parts of their classes.
+const (
+	FrameSigframe       = "differ:frame:sigframe"
+	FirstFailedSigframe = "first_failed:sigframe"
+)
 
 // FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
 // method-handle linker intrinsic, MethodHandle.invokeBasic (harness/join's MHLinkerSuffix; the
