@@ -62,6 +62,9 @@ int vs_is_stub_routines(uintptr_t blob) { return blob_named(blob, "StubRoutines"
 /* AdapterBlobs are named "I2C/C2I adapters" on 11-25 (one blob per adapter on 25). */
 int vs_is_adapter(uintptr_t blob) { return blob_named(blob, "I2C/C2I"); }
 
+/* The safepoint poll handlers (SafepointBlob, "SafepointBlob" on 11-25). */
+int vs_is_safepoint_blob(uintptr_t blob) { return blob_named(blob, "SafepointBlob"); }
+
 /* The blobs that replace a compiled frame with interpreter frames (see vs_unwind). Both are
  * singletons that never move: matched by name once, then by address (relaxed atomic loads
  * and stores of a pointer: signal-safe), so later walks through other stubs compare two

@@ -12,6 +12,8 @@ int vs_is_nmethod(uintptr_t blob);
 int vs_is_stub_routines(uintptr_t blob);
 /* The I2C/C2I adapters (AdapterBlobs): between interpreted and compiled code. */
 int vs_is_adapter(uintptr_t blob);
+/* A SafepointBlob: where HotSpot's signal handler sends a thread whose safepoint poll faulted. */
+int vs_is_safepoint_blob(uintptr_t blob);
 /* DeoptimizationBlob or UncommonTrapBlob: they replace a compiled frame with interpreter frames. */
 int vs_is_deopt_blob(uintptr_t blob);
 uintptr_t vs_code_begin(uintptr_t blob);

@@ -548,6 +548,15 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
              * frameless shape (stubs that build no frame: vtable/itable stubs, adapters at
              * entry), then rbp-based frames for StubRoutines (generated with enter/leave). */
             if (vs_diag_top) note_top(w, rdp(blob + (uintptr_t)vs_layout.cb_name.off), VS_TOP_STUB);
+            /* A poll that faulted in compiled code: HotSpot's handler sent the thread here with
+             * the poll's pc in JavaThread::_saved_exception_pc, and the blob pushes a scratch
+             * word where that pc goes, saves every register, then stores the pc and sets the
+             * anchor. Until then the words at sp are registers and a stale slot, not a return
+             * address (a guess from them named a long-returned callee: Arrays.fill over
+             * Loops.work@380 where the thread was in scan(), 91 known-stack mismatches in 6 s
+             * of loops/25 once profiling signals stopped landing inside the SIGSEGV handler).
+             * No guess here; with the anchor set the walk starts from it. */
+            if (vs_is_safepoint_blob(blob)) return VS_BREAK_STUB;
             /* In the adapters a compiled caller's call is on its way to an interpreted method
              * (c2i) or the reverse; noted like CALLSITE_TOP (initial-exec TLS: signal-safe):
              * async-profiler's walker loses the compiled caller here on JDK 21+ (ledger
