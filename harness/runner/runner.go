@@ -377,7 +377,7 @@ func collectHang(dir string, p *process) error {
 // reportStall: a crash report that has not grown for this long is stuck. HotSpot gives a step
 // of its report ErrorLogTimeout/4 (30 s by default) before it moves on; a fault in a signal
 // handler that interrupted malloc deadlocks the report's first malloc, in every step.
-const reportStall = 40 * time.Second
+var reportStall = 40 * time.Second
 
 // stalledReport keeps what a stuck crash report leaves to title it by, before the process is
 // killed: the faulting pc named from the live mappings (the short report on stdout may end
