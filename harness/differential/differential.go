@@ -48,6 +48,11 @@ const (
 	// (samplelog.FlagSigframe): a walker that follows rbp out of the handler loses the
 	// interrupted frame there (ASGCT, the ledger's asgct-nested-signal).
 	FrameSigframe = "differ:frame:sigframe"
+	// FrameTopEdge: Frame pairs where a walk's top frame is compiled and was caught in its
+	// prologue or epilogue with its frame not allocated (samplelog.FlagTopEdge): a walker that
+	// unwinds by frame size there (ASGCT) reads a stale slot for the caller (the ledger's
+	// asgct-epilogue).
+	FrameTopEdge = "differ:frame:top_edge"
 	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
 	// compared and not in Samples.
 	PerturbedSamples = "perturbed_samples"
@@ -166,6 +171,9 @@ func (c *Comparer) Add(r *samplelog.Record) {
 	}
 	if class == Frame && (a.Flags|b.Flags)&samplelog.FlagSigframe != 0 {
 		m[FrameSigframe]++
+	}
+	if class == Frame && (a.Flags|b.Flags)&samplelog.FlagTopEdge != 0 {
+		m[FrameTopEdge]++
 	}
 	if class != Agree && c.kept[pair+class] < 5 {
 		c.kept[pair+class]++

@@ -89,6 +89,22 @@ func TestSigframeFramePairsCountedApart(t *testing.T) {
 	assert.Equal(t, uint64(2), m[Frame])
 	assert.Equal(t, uint64(1), m[FrameSigframe])
 	assert.Equal(t, uint64(1), m[Agree])
+	assert.Zero(t, m[FrameTopEdge])
+}
+
+// A compiled top frame caught in its epilogue with its frame popped: vmstructs read the caller
+// where the code says (FlagTopEdge), ASGCT by frame size, past the return address (recursion/25:
+// 36 of 46 differ:frame pairs; ASGCT's caller bci there is often no invoke: frame validity).
+func TestTopEdgeFramePairsCountedApart(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	edge := func(r *samplelog.Record) *samplelog.Record { r.Flags |= samplelog.FlagTopEdge; return r }
+	c.Add(rec(0, 1, 3, [2]int64{1, 17}, [2]int64{2, 18}, [2]int64{3, 58}))
+	c.Add(edge(rec(1, 1, 3, [2]int64{1, 17}, [2]int64{4, 40}, [2]int64{3, 70})))
+	c.Add(rec(0, 2, 2, [2]int64{1, 17}, [2]int64{2, 18}))
+	c.Add(edge(rec(1, 2, 2, [2]int64{1, 17}, [2]int64{2, 18}))) // agree: not counted
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(1), m[Frame])
+	assert.Equal(t, uint64(1), m[FrameTopEdge])
 }
 
 // A disagreement where one walker flagged the call-site rule is counted apart; an agreement

@@ -144,10 +144,13 @@ func (j *Judge) Finish(w Window) Report {
 			m[class]++
 			// What our walks of the signal noted (vmstructs sets the notes; the stack is the
 			// signal's, whichever of our walkers this pair compares).
-			var lazyDeopt, adapter, callsite, sigframe bool
+			var lazyDeopt, adapter, callsite, sigframe, topEdge bool
 			for _, w := range j.walks[p.Ours] {
 				lazyDeopt, adapter, callsite = lazyDeopt || w.LazyDeopt, adapter || w.TopAdapter, callsite || w.CallsiteTop
-				sigframe = sigframe || w.Sigframe
+				sigframe, topEdge = sigframe || w.Sigframe, topEdge || w.TopEdge
+			}
+			if class == differential.Frame && topEdge {
+				m[class+TopEdgeSuffix]++
 			}
 			if sigframe {
 				m[differential.Samples+SigframeSuffix]++

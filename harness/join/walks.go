@@ -120,6 +120,9 @@ type Walk struct {
 	// walk went on from the context its signal frame saved (samplelog.FlagSigframe, set by our
 	// vmstructs walker).
 	Sigframe bool
+	// TopEdge: the top frame is compiled and was caught in its prologue or epilogue, its frame
+	// not allocated (samplelog.FlagTopEdge, set by our vmstructs walker).
+	TopEdge bool
 	// CallsiteTop: our walker resolved its first Java frame at a return address below a stub
 	// with the call site's own debug info, where ASGCT's rule takes the next PcDesc and a
 	// different scope (samplelog.FlagCallsiteTop, set by vmstructs).
@@ -138,7 +141,7 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 	}
 	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth,
 		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0, TopAdapter: r.Flags&samplelog.FlagTopAdapter != 0,
-		Sigframe:    r.Flags&samplelog.FlagSigframe != 0,
+		Sigframe: r.Flags&samplelog.FlagSigframe != 0, TopEdge: r.Flags&samplelog.FlagTopEdge != 0,
 		CallsiteTop: r.Flags&samplelog.FlagCallsiteTop != 0}
 	for i, f := range r.Frames {
 		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
@@ -325,6 +328,13 @@ const AdapterSuffix = ":adapter"
 // ap-segv-mask and asgct-nested-signal): differ:frame:sigframe, first_failed:sigframe;
 // samples:sigframe is the base rate.
 const SigframeSuffix = ":sigframe"
+
+// TopEdgeSuffix marks a differ:frame pair counted again because our walk's top frame is a
+// compiled one caught in its prologue or epilogue with its frame not allocated (Walk.TopEdge),
+// where a walker that unwinds by frame size reads a stale slot for the caller (the ledger's
+// asgct-epilogue, for profilers whose Java frames are AsyncGetCallTrace's; async-profiler
+// before 4.2: ap-epilogue-unknown): differ:frame:top_edge.
+const TopEdgeSuffix = ":top_edge"
 
 // NativeTopSuffix marks the profiler's give-ups (first_failed) where our walk's top Java frame
 // is a native method: first_failed:native_top.

@@ -176,6 +176,10 @@ const (
 	// (HotSpot's own, handling an implicit null check, say) and the walk went on from the
 	// context its signal frame saved (vmstructs; WF_REC_SIGFRAME).
 	FlagSigframe uint16 = 1 << 9
+	// FlagTopEdge: the top frame is compiled and was caught in its prologue or epilogue with
+	// its frame not (or no longer) allocated; its caller was read where the code says, not by
+	// frame size (vmstructs; WF_REC_TOP_EDGE).
+	FlagTopEdge uint16 = 1 << 10
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

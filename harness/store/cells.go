@@ -335,6 +335,12 @@ const (
 	FirstFailedSigframe = "first_failed:sigframe"
 )
 
+// FrameTopEdge: the differ:frame pairs where our vmstructs walk's top frame is compiled and was
+// caught in its prologue or epilogue with its frame not allocated, its caller read where the
+// code says (differential.FrameTopEdge, harness/join's TopEdgeSuffix; the ledger's
+// asgct-epilogue); a part of differ:frame.
+const FrameTopEdge = "differ:frame:top_edge"
+
 // FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
 // method-handle linker intrinsic, MethodHandle.invokeBasic (harness/join's MHLinkerSuffix; the
 // ledger's ap-mh-linker-name); a part of differ:frame.

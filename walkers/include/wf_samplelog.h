@@ -154,10 +154,14 @@ enum {
     WF_REC_TOP_ADAPTER = 1 << 8, /* the walk began in the I2C/C2I adapters (a compiled caller's
                                     call on its way to an interpreted method, or the reverse):
                                     vmstructs sets it */
-    WF_REC_SIGFRAME = 1 << 9     /* the signal landed in a signal handler already running on the
+    WF_REC_SIGFRAME = 1 << 9,    /* the signal landed in a signal handler already running on the
                                     thread (HotSpot's own, handling an implicit null check, say)
                                     and the walk went on from the context its signal frame
                                     saved: vmstructs sets it */
+    WF_REC_TOP_EDGE = 1 << 10    /* the top frame is compiled and was caught in its prologue or
+                                    epilogue with its frame not (or no longer) allocated; its
+                                    caller was read where the code says, not by frame size:
+                                    vmstructs sets it */
 };
 
 /*

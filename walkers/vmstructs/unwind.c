@@ -186,6 +186,9 @@ static int unwind_compiled_top(const struct vs_walk *w, uintptr_t blob, const st
         return 0;
     }
     if (!plausible_caller(w, &c, 1)) return 0;
+    /* Noted in the record (initial-exec TLS: signal-safe) when the frame is not allocated:
+     * a walker that unwinds by frame size here (ASGCT) reads past the return address. */
+    if (c.sp <= f->sp + 16) wf_walk_note |= WF_REC_TOP_EDGE;
     *out = c;
     return 1;
 }
