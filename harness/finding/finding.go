@@ -99,16 +99,23 @@ func Crash(dir string) *results.Finding {
 
 func screenCrash(dir string) *results.Finding {
 	pcFrame, _ := os.ReadFile(filepath.Join(dir, PCFrame))
+	name, r := screenReport(dir, string(bytes.TrimSpace(pcFrame)))
+	if r == nil {
+		return nil
+	}
+	return &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: name, Corrupted: r.Corrupted}
+}
+
+// screenReport parses the short crash report on the JVM's stdout, else its stderr, and names
+// the file it was in; nil when neither has one.
+func screenReport(dir, pcFrame string) (string, *crash.Report) {
 	for _, name := range []string{Stdout, Stderr} {
 		data, _ := os.ReadFile(filepath.Join(dir, name))
-		i := bytes.Index(data, screenBanner)
-		if i < 0 {
-			continue
+		if i := bytes.Index(data, screenBanner); i >= 0 {
+			return name, crash.ParseScreen(data[i:], pcFrame)
 		}
-		r := crash.ParseScreen(data[i:], string(bytes.TrimSpace(pcFrame)))
-		return &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: name, Corrupted: r.Corrupted}
 	}
-	return nil
+	return "", nil
 }
 
 // Killed titles a JVM that died by a signal without writing an hs_err log.
@@ -128,13 +135,9 @@ func Hang(dir string) *results.Finding {
 // ScreenPC is the faulting pc the short crash report on the JVM's stdout or stderr names
 // ("#  SIGSEGV (0xb) at pc=0x..."), 0 when there is none.
 func ScreenPC(dir string) uint64 {
-	for _, name := range []string{Stdout, Stderr} {
-		data, _ := os.ReadFile(filepath.Join(dir, name))
-		if i := bytes.Index(data, screenBanner); i >= 0 {
-			r := crash.ParseScreen(data[i:], "")
-			if pc, err := strconv.ParseUint(strings.TrimPrefix(r.PC, "0x"), 16, 64); err == nil {
-				return pc
-			}
+	if _, r := screenReport(dir, ""); r != nil {
+		if pc, err := strconv.ParseUint(strings.TrimPrefix(r.PC, "0x"), 16, 64); err == nil {
+			return pc
 		}
 	}
 	return 0

@@ -152,24 +152,24 @@ func (j *Judge) Finish(w Window) Report {
 			if class == differential.Frame && topEdge {
 				m[class+TopEdgeSuffix]++
 			}
-			if sigframe {
-				m[differential.Samples+SigframeSuffix]++
-				if class != differential.Agree && class != AgreeCut {
-					m[class+SigframeSuffix]++
+			// Signals our walks took somewhere a profiler is known to fail: every class again
+			// with the suffix but agreement, samples:<suffix> the base rate.
+			apart := func(on bool, suffix string) {
+				if on {
+					m[differential.Samples+suffix]++
+					if class != differential.Agree && class != AgreeCut {
+						m[class+suffix]++
+					}
 				}
 			}
+			apart(sigframe, SigframeSuffix)
 			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
 				m[class+MHLinkerSuffix]++
 			}
 			if class == differential.Frame && callsite {
 				m[class+CallsiteSuffix]++
 			}
-			if adapter {
-				m[differential.Samples+AdapterSuffix]++
-				if class != differential.Agree && class != AgreeCut {
-					m[class+AdapterSuffix]++
-				}
-			}
+			apart(adapter, AdapterSuffix)
 			switch class {
 			case differential.AFailed:
 				m[class+":"+a.Failed]++
