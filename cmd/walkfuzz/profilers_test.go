@@ -204,7 +204,7 @@ func TestAsyncProfilerNativeAnchorRegression(t *testing.T) {
 // the share of the signals our vmstructs walker took in the I2C/C2I adapters on which the
 // profiler gave up or lost frames, and how many such signals there were.
 func c2iLoss(t *testing.T, major string) (float64, uint64) {
-	r := runProfiler(t, "--walker", "ap:vm", "--workload", "calls", "--jdk", major, "--seed", "0x5eed", "--threads", "2",
+	r := runProfiler(t, "--walker", "ap:vm", "--workload", "calls", "--jdk", major, "--duration", "6s", "--seed", "0x5eed", "--threads", "2",
 		"--jitter", "0", "--perturb-registers", "0", "--read-fault-ppm", "0", "--remote-pct", "0",
 		"--jvm-flags", "-XX:CompileCommand=quiet -XX:CompileCommand=exclude,walkfuzz.workloads.Calls$Add::apply")
 	m := r.Differential["ap:vm~vmstructs"]
@@ -234,7 +234,10 @@ func TestAsyncProfilerC2iCaller(t *testing.T) {
 	}
 	for _, major := range jdks {
 		share, in := c2iLoss(t, major)
-		require.Greater(t, in, uint64(300), "JDK %s: signals in the adapters", major)
+		// About 1% of JDK 17's signals land in the adapters: 264 of 27,108 in a 4 s run under
+		// make test's load. 100 is enough to tell a walker that loses most of them (share near
+		// 1) from one that walks them (near 0).
+		require.Greater(t, in, uint64(100), "JDK %s: signals in the adapters", major)
 		assert.Greater(t, share, 0.5, "JDK %s", major)
 	}
 }
