@@ -51,7 +51,7 @@ const (
 	// FrameTopEdge: Frame pairs where a walk's top frame is compiled and was caught in its
 	// prologue or epilogue with its frame not allocated (samplelog.FlagTopEdge): a walker that
 	// unwinds by frame size there (ASGCT) reads a stale slot for the caller (the ledger's
-	// asgct-epilogue).
+	// asgct-epilogue-caller).
 	FrameTopEdge = "differ:frame:top_edge"
 	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
 	// compared and not in Samples.

@@ -37,6 +37,7 @@ var Findings = []Finding{
 	{"asgct-deopt-caller-stop", "anomaly", "ASGCT stopping at lazily deoptimized callers (the deoptimization half of the ledger's anomaly)", "", ""},
 	{"asgct-vthread-gap", "anomaly", "ASGCT skipping a virtual thread's frozen frames (JDK 21+)", "", ""},
 	{"asgct-nested-signal", "anomaly", "ASGCT re-entered from a nested signal handler: wrong traces instead of an error", "", ""},
+	{"asgct-epilogue-caller", "anomaly", "ASGCT unwinding a compiled epilogue by frame size: the caller skipped, returned as a success", "", ""},
 	{"ap-break-stack-range", "anomaly", "async-profiler's cstack=vm ending walks at break_stack_range above its own suite's bar", "async-profiler", ""},
 	{"ap-epilogue-unknown", "anomaly", "async-profiler's cstack=vm losing walks at compiled methods' prologues and epilogues (before 4.2; its PR #1449)", "async-profiler", ""},
 	{"ap-vthread-barrier", "anomaly", "async-profiler's cstack=vm losing a virtual thread's frames frozen behind the return barrier (JDK 21+; its issue #1691)", "async-profiler", ""},

@@ -191,3 +191,19 @@ func TestRecordWritesARowTheLedgerReads(t *testing.T) {
 	require.Equal(t, 2, ee.ExitCode())
 	require.Contains(t, string(out), "record.sh NAME RUNS JAVA_HOME")
 }
+
+// The epilogue reproducer, exported, builds its agent and shows the finding on the JDK here:
+// on every build measured (11.0.13, 17.0.15, 21.0.8, 25.0.3; its results.tsv) every walk at a
+// compiled epilogue's pop rbp whose frame is two words larger than its caller's skipped the
+// caller, 197 to 891 of them in 10 s, so 8 s must find the 10 the verdict needs.
+func TestEpilogueReproducerShowsTheSkippedCaller(t *testing.T) {
+	jdk := testJDK()
+	if _, err := exec.LookPath("gcc"); err != nil || jdk == "" {
+		t.Skip("needs gcc and a JDK (javac on PATH or JAVA_HOME)")
+	}
+	code, out := runExported(t, "asgct-epilogue-caller", jdk, "8")
+	require.Equal(t, 1, code, "the finding must show:\n%s", out)
+	require.Regexp(t, `control: 0 of \d+ walks in a topK elsewhere than its pop rbp named a wrong caller`, out)
+	require.Regexp(t, `FAIL \d+\.\d+% of the walks at the pop rbp of top\d.* named a wrong caller as a success`, out)
+	require.Contains(t, out, "LAsgctEpilogueCaller;.spin on ", "the caller named is the skipped frame's caller")
+}

@@ -332,7 +332,7 @@ const SigframeSuffix = ":sigframe"
 // TopEdgeSuffix marks a differ:frame pair counted again because our walk's top frame is a
 // compiled one caught in its prologue or epilogue with its frame not allocated (Walk.TopEdge),
 // where a walker that unwinds by frame size reads a stale slot for the caller (the ledger's
-// asgct-epilogue, for profilers whose Java frames are AsyncGetCallTrace's; async-profiler
+// asgct-epilogue-caller, for profilers whose Java frames are AsyncGetCallTrace's; async-profiler
 // before 4.2: ap-epilogue-unknown): differ:frame:top_edge.
 const TopEdgeSuffix = ":top_edge"
 

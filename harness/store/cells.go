@@ -338,7 +338,7 @@ const (
 // FrameTopEdge: the differ:frame pairs where our vmstructs walk's top frame is compiled and was
 // caught in its prologue or epilogue with its frame not allocated, its caller read where the
 // code says (differential.FrameTopEdge, harness/join's TopEdgeSuffix; the ledger's
-// asgct-epilogue); a part of differ:frame.
+// asgct-epilogue-caller); a part of differ:frame.
 const FrameTopEdge = "differ:frame:top_edge"
 
 // FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
