@@ -30,6 +30,7 @@ const (
 	// reasons are classes of their own, invalid:<reason>.
 	ReasonNotInstruction  = "bci_not_instruction" // the top frame's bci is inside an instruction
 	ReasonCallerNotInvoke = "caller_not_invoke"   // a caller's bci is no invoke (and no VM upcall site)
+	ReasonCallerTarget    = "caller_target"       // a caller's invoke calls a method of another name than the frame above it
 	// A virtual thread's frames were skipped: Continuation.enterSpecial only ever calls
 	// Continuation.enter, so a walk that reaches enterSpecial from any other Java frame lost
 	// the frames between (ASGCT on JDK 25 skips the frames still frozen behind the
@@ -222,7 +223,7 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 		callee, above = m, m
 	}
 	switch {
-	case reason == ReasonNotInstruction || reason == ReasonCallerNotInvoke || reason == ReasonContinuationGap:
+	case reason == ReasonNotInstruction || reason == ReasonCallerNotInvoke || reason == ReasonCallerTarget || reason == ReasonContinuationGap:
 		return walkclass.InvalidPrefix + reason, reason, unresolved
 	case reason != "":
 		return walkclass.Invalid, reason, unresolved
@@ -290,6 +291,19 @@ func frameValidity(f *samplelog.Frame, m *methods.Method, top bool, callee *meth
 	return reason
 }
 
+// FrameReason is the frame-validity oracle for a frame a walk names by method and bci rather
+// than as a samplelog.Frame (a profiler's recording): "" when its bci fits its bytecode (the
+// top frame's an instruction, a caller's an invoke that calls callee, or a VM upcall site),
+// else ReasonNotInstruction, ReasonCallerNotInvoke or ReasonCallerTarget. Not judged: a
+// method without bytecode, a negative bci (a prologue, a native method), and a caller whose
+// callee is unknown (nil: a native or VM frame between).
+func FrameReason(m *methods.Method, bci int32, top bool, callee *methods.Method) string {
+	if m == nil {
+		return ""
+	}
+	return frameValidity(&samplelog.Frame{Bci: bci}, m, top, callee)
+}
+
 func codeValidity(bci int32, code *methods.Code, top bool, callee *methods.Method) string {
 	switch {
 	case !code.Starts(bci):
@@ -297,12 +311,36 @@ func codeValidity(bci int32, code *methods.Code, top bool, callee *methods.Metho
 			return ReasonNotInstruction
 		}
 		return ReasonCallerNotInvoke
-	case top || callee == nil || code.IsInvoke(bci):
+	case top || callee == nil:
+		return ""
+	case code.IsInvoke(bci):
+		if target, ok := code.InvokeTarget(bci); ok && !calls(target, callee) {
+			return ReasonCallerTarget
+		}
 		return ""
 	case vmUpcall(callee, code, bci):
 		return ""
 	}
 	return ReasonCallerNotInvoke
+}
+
+// calls reports whether an invoke of a method named target can have callee as the frame
+// above it. Dispatch (virtual, interface, super, a default method) keeps the name, and so
+// does every inlined scope of a compiled frame (the JIT's debug information names the
+// invoke's callee). What does not: a signature-polymorphic invoke (methods.AnyTarget:
+// MethodHandle.invokeExact and kin call whatever the handle is linked to) and the VM's own
+// calls made while it resolves or runs the invoke (class initialization and loading,
+// method-handle linkage, the exception for a null receiver: VMCalled). invokedynamic has no
+// target to check. A frame skipped, a stale caller read past a frame, or a top frame named
+// for a method the thread is not in shows here even when every bci is an invoke.
+func calls(target string, callee *methods.Method) bool {
+	switch {
+	case target == methods.AnyTarget || target == callee.Name:
+		return true
+	case VMCalled(callee):
+		return true
+	}
+	return false
 }
 
 // vmUpcall: callees the VM calls on a thread's behalf in the middle of a bytecode, so that

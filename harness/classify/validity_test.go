@@ -17,6 +17,10 @@ import (
 //	caller  0: aload_0  1: invokevirtual #1  4: new #2  7: dup  8: return
 //	leaf    0: bipush 5  2: istore_1  3: iinc 1, 1  6: return
 //	root    0: aload_0  1: invokevirtual #1  4: return      (Thread.run)
+//	other   0: return
+//	handle  0: aload_0  1: invokevirtual #1  4: return      (#1: MethodHandle.invokeExact)
+//
+// app/C's #1 calls leaf, app/T's #1 caller, app/H's #1 is signature-polymorphic (P lines).
 const (
 	vCaller = 0x200
 	vLeaf   = 0x201
@@ -26,12 +30,19 @@ const (
 	vNPE    = 0x205
 	vFinReg = 0x206
 	vObject = 0x207
+	vOther  = 0x208
+	vHandle = 0x209
 )
 
 func validityTable(t testing.TB) *methods.Table {
 	tab := methods.New()
-	n := tab.Parse([]byte("M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n" +
+	n := tab.Parse([]byte("P\tLapp/C;\t1=leaf\n" +
+		"M\t0x200\tLapp/C;\tcaller\t()V\t8\t-\nB\t0x200\t2ab60001bb000259b1\n" +
 		"M\t0x201\tLapp/C;\tleaf\t()V\t6\ts\nB\t0x201\t10053c840101b1\n" +
+		"M\t0x208\tLapp/C;\tother\t()V\t0\t-\nB\t0x208\tb1\n" +
+		"P\tLapp/H;\t1=*\n" +
+		"M\t0x209\tLapp/H;\thandle\t()V\t4\t-\nB\t0x209\t2ab60001b1\n" +
+		"P\tLapp/T;\t1=caller\n" +
 		"M\t0x202\tLapp/T;\trun\t()V\t4\tt\nB\t0x202\t2ab60001b1\n" +
 		"M\t0x203\tLapp/D;\t<clinit>\t()V\t0\ts\nB\t0x203\tb1\n" +
 		"M\t0x204\tLjdk/internal/loader/ClassLoaders$AppClassLoader;\tloadClass\t(Ljava/lang/String;Z)Ljava/lang/Class;\t0\t-\nB\t0x204\tb1\n" +
@@ -84,11 +95,16 @@ func TestFrameValidity(t *testing.T) {
 		{"<clinit> under dup", []samplelog.Frame{f(vClinit, 0), f(vCaller, 7), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
 		{"class loading while resolving new", []samplelog.Frame{f(vLoad, 0), f(vCaller, 4), f(vRoot, 1)}, walkclass.OK},
 		{"an exception the VM throws", []samplelog.Frame{f(vNPE, 0), f(vCaller, 0), f(vRoot, 1)}, walkclass.OK},
-		{"finalizer registered at Object.<init>'s return", []samplelog.Frame{f(vFinReg, 0), f(vObject, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
-		{"Object.<init> at its return calling another method", []samplelog.Frame{f(vLeaf, 0), f(vObject, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
+		{"finalizer registered at Object.<init>'s return", []samplelog.Frame{f(vFinReg, 0), f(vObject, 0), f(vHandle, 1)}, walkclass.TruncatedShort},
+		{"Object.<init> at its return calling another method", []samplelog.Frame{f(vLeaf, 0), f(vObject, 0), f(vHandle, 1)}, walkclass.InvalidPrefix + ReasonCallerNotInvoke},
 		{"a VM frame between", []samplelog.Frame{f(vLeaf, 0), typed(0x7f00, 0, samplelog.FrameCPP), f(vCaller, 0), f(vRoot, 1)}, walkclass.OK},
 		{"top below VM frames", []samplelog.Frame{typed(0x7f00, 0, samplelog.FrameCPP), f(vLeaf, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonNotInstruction},
 		{"top in its prologue", []samplelog.Frame{typed(vLeaf, -1, samplelog.FrameCompiled), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
+		{"caller's invoke calls another method", []samplelog.Frame{f(vOther, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerTarget},
+		{"a frame skipped between", []samplelog.Frame{f(vLeaf, 0), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerTarget},
+		{"an exception the VM throws at the invoke", []samplelog.Frame{f(vNPE, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
+		{"class loading while resolving the invoke", []samplelog.Frame{f(vLoad, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
+		{"a method handle calls whatever it is linked to", []samplelog.Frame{f(vOther, 0), f(vHandle, 1)}, walkclass.TruncatedShort},
 	}
 	for _, tc := range tests {
 		r := &samplelog.Record{Result: int32(len(tc.frames)), Frames: tc.frames}

@@ -13,6 +13,56 @@ import (
 type Code struct {
 	Bytes  []byte
 	starts []uint64 // bit i: an instruction starts at bci i
+	// Pool: the method names the class's constant pool entries call (the agent's P line
+	// before the class's methods), by index; nil when the agent wrote none.
+	Pool *Pool
+}
+
+// Pool is one class's invoke targets: constant-pool index -> the name of the method a
+// Methodref or InterfaceMethodref calls, AnyTarget for MethodHandle's and VarHandle's
+// signature-polymorphic methods.
+type Pool struct {
+	Class string // internal name
+	names map[uint16]string
+}
+
+// AnyTarget is a Pool name that calls whatever a method handle is linked to.
+const AnyTarget = "*"
+
+// InvokeTarget is the name of the method the invoke at bci calls, when bci holds an
+// invokevirtual, invokespecial, invokestatic or invokeinterface and the pool names it.
+// invokedynamic has none: its call site is linked at run time.
+func (c *Code) InvokeTarget(bci int32) (string, bool) {
+	if c.Pool == nil || !c.Starts(bci) || int(bci)+3 > len(c.Bytes) {
+		return "", false
+	}
+	switch c.Bytes[bci] {
+	case opInvokeVirtual, opInvokeSpecial, opInvokeStatic, opInvokeInterface:
+		name, ok := c.Pool.names[binary.BigEndian.Uint16(c.Bytes[bci+1:])]
+		return name, ok
+	}
+	return "", false
+}
+
+// parsePoolLine reads P\t<class signature>\t<index>=<name>;...
+func parsePoolLine(line string) (*Pool, error) {
+	f := strings.Split(line, "\t")
+	if len(f) != 3 || f[0] != "P" || f[1] == "" {
+		return nil, fmt.Errorf("pool line: want P, class, entries")
+	}
+	p := &Pool{Class: ClassName(f[1]), names: make(map[uint16]string)}
+	if f[2] == "" {
+		return p, nil
+	}
+	for _, e := range strings.Split(f[2], ";") {
+		i, name, ok := strings.Cut(e, "=")
+		n, err := strconv.ParseUint(i, 10, 16)
+		if !ok || err != nil || n == 0 || name == "" {
+			return nil, fmt.Errorf("pool line for %s: entry %q is not <index>=<name>", f[1], e)
+		}
+		p.names[uint16(n)] = name
+	}
+	return p, nil
 }
 
 // Instruction opcodes the frame-validity oracle needs by name.

@@ -75,8 +75,11 @@ type Table struct {
 	byID   map[uint64]*Method
 	mains  map[string]bool // internal names of classes declaring static main(String[])
 	// byPtr: Method* -> jmethodID, for the swept methods only (RawMethodBit).
-	byPtr     map[uint64]uint64
-	sweeps    []Sweep // the agent's sweeps that wrote classes, in the order written
+	byPtr  map[uint64]uint64
+	sweeps []Sweep // the agent's sweeps that wrote classes, in the order written
+	// pool: the last P line read, the invoke targets of the class whose M and B lines follow
+	// it (the agent writes a class's lines together, under its lock).
+	pool      *Pool
 	malformed int
 	// cache is a direct-mapped cache in front of byID for Get: the classifier looks up every
 	// frame of every walk (2048 per walk on recursion) and consecutive walks repeat their
@@ -136,7 +139,7 @@ func (t *Table) Refresh() error {
 	}
 	if st.Size() < t.offset { // rewritten from scratch: start over
 		t.byID, t.mains, t.offset, t.malformed = make(map[uint64]*Method), make(map[string]bool), 0, 0
-		t.byPtr, t.sweeps = make(map[uint64]uint64), nil
+		t.byPtr, t.sweeps, t.pool = make(map[uint64]uint64), nil, nil
 		t.cache = [cacheSlots]cached{}
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, t.offset, st.Size()-t.offset))
@@ -161,9 +164,21 @@ func (t *Table) Parse(data []byte) int {
 		if line == "" {
 			continue
 		}
+		if strings.HasPrefix(line, "P\t") {
+			if p, err := parsePoolLine(line); err == nil {
+				t.pool = p
+			} else {
+				t.pool = nil
+				t.malformed++
+			}
+			continue
+		}
 		if strings.HasPrefix(line, "B\t") {
 			id, code, err := parseCodeLine(line)
 			if m := t.byID[id]; err == nil && m != nil {
+				if t.pool != nil && t.pool.Class == m.Internal {
+					code.Pool = t.pool
+				}
 				m.Code = code
 				// A listing again of an unchanged version: no need to keep its twin.
 				m.Earlier = slices.DeleteFunc(m.Earlier, func(c *Code) bool { return bytes.Equal(c.Bytes, code.Bytes) })

@@ -267,3 +267,88 @@ func TestNameless(t *testing.T) {
 		assert.Equal(t, tt.want, tab.Nameless(tt.ts), "ts %d", tt.ts)
 	}
 }
+
+// TestPoolGolden reads the P, M and B lines the agent wrote for two classes of a real run
+// (lambdas, JDK 17): each class's invokes resolve through its own pool.
+func TestPoolGolden(t *testing.T) {
+	tab, err := Load("testdata/methods-pool.tsv")
+	require.NoError(t, err)
+	require.Zero(t, tab.Malformed())
+	expect := tab.Get(0x7f2bd4032240) // Lambdas$Bound.expect(II)I
+	require.NotNil(t, expect)
+	require.NotNil(t, expect.Code)
+	for _, tt := range []struct {
+		bci  int32
+		want string
+		ok   bool
+	}{
+		{13, "applyAsInt", true}, // invokeinterface IntBinaryOperator.applyAsInt
+		{57, "expect", true},     // invokevirtual Bound.expect
+		{0, "", false},           // iload_2: no invoke
+		{14, "", false},          // inside the invokeinterface
+	} {
+		got, ok := expect.Code.InvokeTarget(tt.bci)
+		assert.Equal(t, tt.ok, ok, "bci %d", tt.bci)
+		assert.Equal(t, tt.want, got, "bci %d", tt.bci)
+	}
+	loader := tab.Get(0x7f2bd4032258) // FreshLoader.loadClass: its own class's pool
+	require.NotNil(t, loader)
+	require.NotNil(t, loader.Code)
+	first := int32(-1)
+	for bci := int32(0); bci < int32(len(loader.Code.Bytes)); bci++ {
+		if loader.Code.IsInvoke(bci) {
+			first = bci
+			break
+		}
+	}
+	require.GreaterOrEqual(t, first, int32(0))
+	name, ok := loader.Code.InvokeTarget(first)
+	require.True(t, ok)
+	assert.Equal(t, "equals", name, "FreshLoader.loadClass's first invoke is String.equals (#32 of its own pool)")
+}
+
+// A pool belongs to the class whose lines follow it: a method of another class gets none,
+// a malformed P line is counted and attaches nothing, and MethodHandle's
+// signature-polymorphic entries resolve to AnyTarget.
+func TestPoolLines(t *testing.T) {
+	tab := New()
+	tab.Parse([]byte("P\tLapp/A;\t1=run;2=*\n" +
+		"M\t0x10\tLapp/A;\tm\t()V\t7\t-\nB\t0x10\t2ab600012ab60002b1\n" +
+		"M\t0x20\tLapp/B;\tm\t()V\t4\t-\nB\t0x20\t2ab60001b1\n" +
+		"P\tLapp/C;\t1=run;x=bad\n" +
+		"M\t0x30\tLapp/C;\tm\t()V\t4\t-\nB\t0x30\t2ab60001b1\n"))
+	assert.Equal(t, 1, tab.Malformed())
+	a := tab.Get(0x10).Code
+	name, ok := a.InvokeTarget(1)
+	assert.True(t, ok)
+	assert.Equal(t, "run", name)
+	name, ok = a.InvokeTarget(5)
+	assert.True(t, ok)
+	assert.Equal(t, AnyTarget, name)
+	_, ok = tab.Get(0x20).Code.InvokeTarget(1)
+	assert.False(t, ok, "app/B has no pool line")
+	_, ok = tab.Get(0x30).Code.InvokeTarget(1)
+	assert.False(t, ok, "app/C's pool line is malformed")
+}
+
+// FuzzParsePool: any table text parses without a panic, and every invoke target lookup on
+// what it built stays in bounds.
+func FuzzParsePool(f *testing.F) {
+	f.Add([]byte("P\tLapp/A;\t1=run;2=*\nM\t0x10\tLapp/A;\tm\t()V\t7\t-\nB\t0x10\t2ab600012ab60002b1\n"))
+	f.Add([]byte("P\tLapp/A;\t\nM\t0x10\tLapp/A;\tm\t()V\t2\t-\nB\t0x10\tb6ff\n"))
+	if b, err := os.ReadFile("testdata/methods-pool.tsv"); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab := New()
+		tab.Parse(data)
+		for _, m := range tab.byID {
+			if m.Code == nil {
+				continue
+			}
+			for bci := int32(-1); bci <= int32(len(m.Code.Bytes)); bci++ {
+				m.Code.InvokeTarget(bci)
+			}
+		}
+	})
+}

@@ -48,7 +48,7 @@ type Oracle struct {
 // Oracles is the detection matrix's columns, in order.
 var Oracles = []Oracle{
 	{Name: "classification", Level: WalkLevel, What: "walks classified truncated:short or invalid (not ok, no error code, not at the depth limit)", Measure: classification},
-	{Name: "frame_validity", Level: WalkLevel, What: "walks classified invalid:bci_not_instruction or invalid:caller_not_invoke (bytecode check)", Measure: validity},
+	{Name: "frame_validity", Level: WalkLevel, What: "walks classified invalid:bci_not_instruction, invalid:caller_not_invoke or invalid:caller_target (bytecode and constant-pool check)", Measure: validity},
 	{Name: "known_stack", Level: WalkLevel, What: "tagged walks that mismatch the region's recorded StackWalker stack", Measure: knownStack},
 	{Name: "reference", Level: WalkLevel, What: "judged walks whose bottom differs from the safepoint reference (mismatch:bottom, truncated:short)", Measure: reference},
 	{Name: "differential", Level: WalkLevel, What: "signals where the walker and asgct, on the same ucontext, differ or only one fails", Measure: diff, Paired: true},

@@ -197,6 +197,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         memset(&caps, 0, sizeof caps);
         caps.can_get_bytecodes = 1;
         wf_methods_bytecodes((*jvmti)->AddCapabilities(jvmti, &caps) == JVMTI_ERROR_NONE);
+        /* The invokes' targets (P lines): always available in HotSpot too. */
+        memset(&caps, 0, sizeof caps);
+        caps.can_get_constant_pool = 1;
+        wf_methods_pool((*jvmti)->AddCapabilities(jvmti, &caps) == JVMTI_ERROR_NONE);
     }
     {
         /* To mark the classes written to the method table (wf_methods_sweep); tags change

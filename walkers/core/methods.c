@@ -3,10 +3,13 @@
  * Creating the jmethodIDs here (GetClassMethods) is also what makes AsyncGetCallTrace work.
  * With can_get_bytecodes, a B line after a method's M line carries its bytecode (hex), from
  * which the harness checks that a frame's bci starts an instruction and that a caller's bci
- * is an invoke (the frame-validity oracle). */
+ * is an invoke (the frame-validity oracle); with can_get_constant_pool too, a P line before
+ * the class's M lines names the method each of its invokes calls, so the harness checks that
+ * a caller's invoke calls the frame above it. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "base.h"
 #include "fault.h"
@@ -19,7 +22,9 @@ static jclass thread_class; /* global ref to java.lang.Thread, for the 't' flag 
 static int with_bytecodes; /* the JVM granted can_get_bytecodes */
 static int with_tags; /* the JVM granted can_tag_objects: written classes are tagged */
 
+static int with_pool; /* the JVM granted can_get_constant_pool */
 void wf_methods_bytecodes(int on) { with_bytecodes = on; }
+void wf_methods_pool(int on) { with_pool = on; }
 void wf_methods_tags(int on) { with_tags = on; }
 
 /* B\t0x<id>\t<hex bytecode>: GetBytecodes gives the method's bytecode as in the class file
@@ -36,6 +41,94 @@ static void bytecodes(jvmtiEnv *jvmti, jmethodID m) {
     }
     fputc('\n', out);
     (*jvmti)->Deallocate(jvmti, code);
+}
+
+static void field(FILE *f, const char *s);
+
+static unsigned u2(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }
+
+/* The CONSTANT_Utf8 at entry i (off[i] is its tag's offset + 1, 0 for no entry), or NULL. */
+static const unsigned char *utf8_at(const unsigned char *cp, jint len, const uint32_t *off, jint count,
+                                    unsigned i, unsigned *n) {
+    if (i == 0 || i >= (unsigned)count || !off[i]) return NULL;
+    uint32_t at = off[i] - 1;
+    if (cp[at] != 1 || at + 3 > (uint32_t)len) return NULL;
+    *n = u2(cp + at + 1);
+    return at + 3 + *n <= (uint32_t)len ? cp + at + 3 : NULL;
+}
+
+/* The u2 operand k (0 or 1) of the entry i with tag, or 0. */
+static unsigned operand(const unsigned char *cp, jint len, const uint32_t *off, jint count, unsigned i,
+                        int tag, int k) {
+    if (i == 0 || i >= (unsigned)count || !off[i]) return 0;
+    uint32_t at = off[i] - 1;
+    if (cp[at] != tag || at + 5 > (uint32_t)len) return 0;
+    return u2(cp + at + 1 + 2 * k);
+}
+
+static void pool_name(const unsigned char *s, unsigned n) {
+    /* Modified UTF-8 as GetMethodName gives it; ';' cannot occur in a method name (JVMS
+     * 4.2.2), it separates the entries: keep the line parseable if a class breaks the rule. */
+    for (unsigned i = 0; i < n; i++) fputc(s[i] == '\t' || s[i] == '\n' || s[i] == ';' ? ' ' : s[i], out);
+}
+
+/* P\t<class signature>\t<index>=<name>;...: for each CONSTANT_Methodref and
+ * InterfaceMethodref of the class's constant pool (GetConstantPool: class-file format, the
+ * indices GetBytecodes' invokes use), the name of the method it calls; "*" for the
+ * signature-polymorphic ones of MethodHandle and VarHandle, which call whatever the handle
+ * is linked to. Written before the class's M lines, under the table's lock. A pool this
+ * reader does not understand (a tag newer than it) writes no line: no check, never a wrong
+ * one. */
+static void pool(jvmtiEnv *jvmti, jclass klass, const char *csig) {
+    jint count = 0, len = 0;
+    unsigned char *cp = NULL;
+    if ((*jvmti)->GetConstantPool(jvmti, klass, &count, &len, &cp) != JVMTI_ERROR_NONE || !cp) return;
+    uint32_t *off = count > 0 ? calloc((size_t)count, sizeof *off) : NULL;
+    int ok = off != NULL;
+    uint32_t at = 0;
+    for (jint i = 1; ok && i < count; i++) {
+        if (at >= (uint32_t)len) { ok = 0; break; }
+        off[i] = at + 1;
+        switch (cp[at]) {
+        case 1: /* Utf8 */
+            if (at + 3 > (uint32_t)len) ok = 0;
+            else at += 3 + u2(cp + at + 1);
+            break;
+        case 3: case 4: at += 5; break;              /* Integer, Float */
+        case 5: case 6: at += 9; i++; break;         /* Long, Double: two entries */
+        case 7: case 8: case 16: case 19: case 20: at += 3; break; /* Class, String, MethodType, Module, Package */
+        case 9: case 10: case 11: case 12: case 17: case 18: at += 5; break; /* refs, NameAndType, Dynamic, InvokeDynamic */
+        case 15: at += 4; break;                     /* MethodHandle */
+        default: ok = 0;
+        }
+        if (at > (uint32_t)len) ok = 0;
+    }
+    if (ok) {
+        fputs("P\t", out);
+        field(out, csig);
+        fputc('\t', out);
+        int first = 1;
+        for (jint i = 1; i < count; i++) {
+            if (!off[i] || (cp[off[i] - 1] != 10 && cp[off[i] - 1] != 11)) continue;
+            int tag = cp[off[i] - 1];
+            unsigned cls = operand(cp, len, off, count, (unsigned)i, tag, 0);
+            unsigned nat = operand(cp, len, off, count, (unsigned)i, tag, 1);
+            unsigned cn = 0, nn = 0;
+            const unsigned char *cname = utf8_at(cp, len, off, count, operand(cp, len, off, count, cls, 7, 0), &cn);
+            const unsigned char *name = utf8_at(cp, len, off, count, operand(cp, len, off, count, nat, 12, 0), &nn);
+            if (!cname || !name) continue;
+            fprintf(out, "%s%d=", first ? "" : ";", (int)i);
+            first = 0;
+            if ((cn == 29 && !memcmp(cname, "java/lang/invoke/MethodHandle", 29)) ||
+                (cn == 26 && !memcmp(cname, "java/lang/invoke/VarHandle", 26)))
+                fputc('*', out);
+            else
+                pool_name(name, nn);
+        }
+        fputc('\n', out);
+    }
+    free(off);
+    (*jvmti)->Deallocate(jvmti, cp);
 }
 
 int wf_methods_open(const char *path) {
@@ -70,6 +163,7 @@ static int write_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass, int swept) {
     int is_thread = thread_class && jni && (*jni)->IsAssignableFrom(jni, klass, thread_class);
 
     pthread_mutex_lock(&lock);
+    if (with_bytecodes && with_pool) pool(jvmti, klass, csig);
     for (jint i = 0; i < n; i++) {
         char *name = NULL, *sig = NULL;
         if ((*jvmti)->GetMethodName(jvmti, ms[i], &name, &sig, NULL) != JVMTI_ERROR_NONE) continue;

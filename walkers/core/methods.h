@@ -9,6 +9,8 @@ void wf_methods_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass);
 void wf_methods_close(void);
 void wf_methods_set_thread_class(JNIEnv *jni);
 void wf_methods_bytecodes(int on);
+/* The JVM granted can_get_constant_pool: each class gets a P line, its invokes' targets. */
+void wf_methods_pool(int on);
 /* The JVM granted can_tag_objects: each class written is tagged WF_METHODS_WRITTEN. */
 #define WF_METHODS_WRITTEN 1
 void wf_methods_tags(int on);

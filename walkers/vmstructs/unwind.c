@@ -45,7 +45,26 @@ static int plausible_caller(const struct vs_walk *w, const struct vs_fr *c, int 
     return plausible_caller(w, &n, lookahead - 1);
 }
 
-/* Candidate callers of a frame caught at an arbitrary pc, in order of preference. */
+static inline uint8_t code_byte(uintptr_t p) { return rd8((const volatile uint8_t *)p); }
+
+/* Whether the call that left return address ret went into a StubRoutines blob: compiled code
+ * reaches the stub routines (math intrinsics, arraycopy, ...) by a direct `call rel32` in the
+ * code cache. A stub's own frame holds stale words, some of them old return addresses into
+ * Java callers of other methods; a guess that took one named callers that did not call
+ * (sunflow/17: 38 walks of 24,669 where the caller's invoke calls another method, the frame
+ * validity oracle's caller_target). ret was accepted by plausible_caller: its code is an
+ * nmethod's. */
+static int called_into_stubs(const struct vs_walk *w, uintptr_t ret) {
+    if (code_byte(ret - 5) != 0xe8) return 0;
+    uint32_t rel = (uint32_t)code_byte(ret - 4) | (uint32_t)code_byte(ret - 3) << 8 |
+                   (uint32_t)code_byte(ret - 2) << 16 | (uint32_t)code_byte(ret - 1) << 24;
+    uintptr_t target = ret + (uintptr_t)(intptr_t)(int32_t)rel;
+    uintptr_t blob = vs_find_blob(w, target);
+    return blob && vs_is_stub_routines(blob);
+}
+
+/* Candidate callers of a frame caught at an arbitrary pc, in order of preference. In the
+ * StubRoutines (use_fp) a candidate must also be the return address of a call into them. */
 static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t fs, int use_fp,
                         struct vs_fr *out) {
     struct vs_fr c;
@@ -54,26 +73,26 @@ static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t 
         if (in_stack(w, c.sp - 16)) {
             c.pc = sp_return_addr(c.sp);
             c.fp = sp_saved_fp(c.sp);
-            if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+            if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
         }
     }
     if (in_stack(w, f->sp)) { /* frameless: return address on top (entry, or after the epilogue) */
         c.sp = c.usp = f->sp + 8;
         c.pc = rdp(f->sp);
         c.fp = f->fp;
-        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+        if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
     }
     if (use_fp && in_stack(w, f->fp) && f->fp >= f->sp) { /* rbp-based frame (enter/leave) */
         c.sp = c.usp = fp_sender_sp(f->fp);
         c.pc = fp_return_addr(f->fp);
         c.fp = fp_saved_fp(f->fp);
-        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+        if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
     }
     if (in_stack(w, f->sp + 8)) { /* rbp pushed, frame not yet allocated (or rbp not yet popped) */
         c.sp = c.usp = f->sp + 16;
         c.pc = rdp(f->sp + 8);
         c.fp = rdp(f->sp);
-        if (plausible_caller(w, &c, 1)) { *out = c; return 1; }
+        if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
     }
     return 0;
 }
@@ -99,8 +118,6 @@ enum top_shape {
     TOP_RBP_ONLY,      /* rbp pushed and nothing else: rbp at sp, the return address above */
     TOP_BUILT,         /* frame allocated in the prologue; rbp maybe not yet stored */
 };
-
-static inline uint8_t code_byte(uintptr_t p) { return rd8((const volatile uint8_t *)p); }
 
 /* Is the code at ip, up to end, the last instructions of a return: the polls a return may do
  * (none, one or two, each optionally with its branch) and then ret? */
@@ -155,6 +172,16 @@ static enum top_shape compiled_top_shape(uintptr_t blob, uintptr_t pc, int *rbp_
     if (b0 == 0x5d && return_tail(pc + 1, end)) return TOP_RBP_ONLY; /* pop rbp */
     if (return_tail(pc, end)) return TOP_RETURN_ON_TOP;
     return TOP_UNKNOWN;
+}
+
+/* A compiled method's static call stub (its stub section: `mov rbx, Method*` then `jmp` to
+ * the callee's c2i adapter), at either instruction: the call it serves was made, its return
+ * address is at sp, and no frame of the callee exists yet. */
+static int at_static_call_stub(uintptr_t blob, uintptr_t pc) {
+    uintptr_t begin = vs_code_begin(blob), end = blob + (uint64_t)rds(blob, &vs_layout.cb_size);
+    if (pc < begin || pc + 15 > end) return 0;
+    if (code_byte(pc) == 0x48 && code_byte(pc + 1) == 0xbb && code_byte(pc + 10) == 0xe9) return 1;
+    return pc >= begin + 10 && code_byte(pc) == 0xe9 && code_byte(pc - 10) == 0x48 && code_byte(pc - 9) == 0xbb;
 }
 
 /* The caller of a compiled top frame whose shape compiled_top_shape knows, if plausible. */
@@ -464,7 +491,10 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             uintptr_t m = rdp(blob + (uintptr_t)vs_layout.nm_method.off);
             if (!valid_method(m)) return brk(w, VS_UNKNOWN_METHOD);
             uintptr_t pc = f.pc;
-            if (precise && (pc == vs_deopt_pc(blob, &vs_layout.nm_deopt) || pc == vs_deopt_pc(blob, &vs_layout.nm_deopt_mh))) {
+            /* At a deopt handler's first instruction the frame is whole (a callee returned
+             * into it), even for the interrupted pc: walked as at a call site. */
+            if ((precise || initial) && (pc == vs_deopt_pc(blob, &vs_layout.nm_deopt) || pc == vs_deopt_pc(blob, &vs_layout.nm_deopt_mh))) {
+                precise = 1;
                 /* lazily deoptimized: the original pc was saved in the frame. Noted in the
                  * record (initial-exec TLS, as CALLSITE_TOP: signal-safe): ASGCT stops its
                  * walk above such a frame (docs/findings.md). */
@@ -474,6 +504,21 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 pc = rdp(slot);
                 if (pc < blob || pc >= blob + (uint64_t)rds(blob, &vs_layout.cb_size)) return brk(w, VS_BREAK_COMPILED);
                 memo_ok = 0;
+            }
+            if (initial && !precise && at_static_call_stub(blob, pc) && in_stack(w, f.sp)) {
+                /* In this method's own call stub on the way to an interpreted callee: the
+                 * method is the caller, at the call whose return address is at sp; reporting
+                 * it here as well would be the same frame twice (ASGCT does: the frame
+                 * validity oracle's caller_target). Noted like the adapters the stub jumps
+                 * to. */
+                uintptr_t ret = rdp(f.sp);
+                if (ret >= vs_code_begin(blob) && ret < pc) {
+                    wf_walk_note |= WF_REC_TOP_ADAPTER;
+                    f.pc = ret;
+                    f.sp = f.usp = f.sp + 8;
+                    precise = 1;
+                    continue;
+                }
             }
             if (is_native(m)) {
                 if (!emit(w, m, -3, WF_FRAME_NATIVE)) return w->n;

@@ -1,12 +1,14 @@
 package apsession
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/walkfuzz/walkfuzz/harness/classify"
 	"github.com/walkfuzz/walkfuzz/harness/join"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/outproc"
@@ -20,6 +22,9 @@ import (
 //   - a sample holding one of the profiler's failure frames ([break_interpreted],
 //     [unknown_Java], ...) is error:<that name>, the innermost one;
 //   - one with a Java frame whose method the run's method table does not hold is invalid;
+//   - one whose bcis do not fit the methods' bytecode (the innermost Java frame's inside an
+//     instruction, a caller's at no invoke, or at an invoke of another method than the frame
+//     above it) is invalid:<reason>, harness/classify's frame-validity oracle;
 //   - one whose outermost Java frame is a thread root (the run's roots, as harness/classify
 //     judges the in-process walkers) is ok;
 //   - one as deep as the profiler's stack depth is truncated:depth, any other truncated:short.
@@ -34,7 +39,10 @@ type Judge struct {
 	roots outproc.Roots
 	// known holds every method of the run's method table by pkg/Class.name(sig), and whether
 	// it is static: the table's word, not the profiler's (JMC's reader gives no modifiers).
-	known   map[string]bool
+	known map[string]bool
+	// code: the same keys' methods, for the frame-validity oracle (classify.FrameReason);
+	// nil for a key two methods of different bytecode share (hidden classes of one name).
+	code    map[string]*methods.Method
 	depth   int
 	Classes map[string]uint64
 	// NotJava counts samples with no Java frame and no failure frame.
@@ -44,14 +52,16 @@ type Judge struct {
 	// reached a thread root cannot be told, so they are not judged.
 	UnnamedRoot uint64
 	// Unknown counts the invalid samples' unresolved methods, Short the truncated:short
-	// samples' outermost Java methods: the notes name the commonest.
-	Unknown, Short map[string]uint64
-	Notes          []string
+	// samples' outermost Java methods, Misfit the frames the frame-validity oracle refused
+	// (callee <- caller@bci): the notes name the commonest.
+	Unknown, Short, Misfit map[string]uint64
+	Notes                  []string
 }
 
 // NewJudge judges against the run's method table and roots.txt and the profiler's depth.
 func NewJudge(methodTable, rootsFile string, depth int) *Judge {
-	j := &Judge{depth: depth, Classes: map[string]uint64{}, Unknown: map[string]uint64{}, Short: map[string]uint64{}, known: map[string]bool{}}
+	j := &Judge{depth: depth, Classes: map[string]uint64{}, Unknown: map[string]uint64{}, Short: map[string]uint64{}, Misfit: map[string]uint64{},
+		known: map[string]bool{}, code: map[string]*methods.Method{}}
 	var note string
 	j.roots, note = outproc.JavaRoots(methodTable, rootsFile)
 	if note != "" {
@@ -66,6 +76,7 @@ func NewJudge(methodTable, rootsFile string, depth int) *Judge {
 	for k, id := range t.ByKey() {
 		m, _ := t.Lookup(id)
 		j.known[hiddenFree(k)] = m.Static
+		j.addCode(hiddenFree(k), t.Get(id))
 		cls := strings.TrimSuffix(m.NameKey(), "."+m.Name)
 		if c, n := join.AccessorFree(cls, m.Name); c != cls {
 			j.known[hiddenFree(c+"."+n+m.Sig)] = m.Static // a generated accessor: its number dropped, as ddprof names it
@@ -138,6 +149,9 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 			}
 		}
 	}
+	if reason := j.validity(s); reason != "" {
+		return walkclass.InvalidPrefix + reason
+	}
 	static := root.Static()
 	if st, ok := j.known[hiddenFree(root.Class+"."+root.Name+root.Descriptor)]; ok {
 		static = st
@@ -150,6 +164,50 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 	}
 	j.Short[root.Class+"."+root.Name+root.Descriptor]++
 	return walkclass.TruncatedShort
+}
+
+// addCode keeps m under key for the frame-validity oracle, unless another method of other
+// bytecode has the key too.
+func (j *Judge) addCode(key string, m *methods.Method) {
+	if old, ok := j.code[key]; ok {
+		if old == nil || old.Code == nil || m.Code == nil || !bytes.Equal(old.Code.Bytes, m.Code.Bytes) {
+			j.code[key] = nil
+		}
+		return
+	}
+	j.code[key] = m
+}
+
+// validity judges each Java frame's bci against its method's bytecode as harness/classify
+// judges our own walkers' (classify.FrameReason): the innermost Java frame's must start an
+// instruction, each caller's must be an invoke of the method above it. A frame between that
+// is no Java frame (native, VM, a marker) leaves the next caller unjudged.
+func (j *Judge) validity(s *asyncprofiler.Sample) string {
+	if j.code == nil {
+		return ""
+	}
+	var callee *methods.Method
+	top := true
+	for _, f := range s.Frames {
+		if !f.Java() {
+			if !top {
+				callee = nil
+			}
+			continue
+		}
+		c, n := join.AccessorFree(f.Class, f.Name)
+		m := j.code[hiddenFree(c+"."+n+f.Descriptor)]
+		if reason := classify.FrameReason(m, int32(f.Bci), top, callee); reason != "" {
+			above := "(top)"
+			if callee != nil {
+				above = callee.Internal + "." + callee.Name
+			}
+			j.Misfit[fmt.Sprintf("%s %s <- %s.%s@%d", reason, above, f.Class, f.Name, f.Bci)]++
+			return reason
+		}
+		callee, top = m, false
+	}
+	return ""
 }
 
 // unnamedRoot is classify's word for a sample it cannot judge (Judge.UnnamedRoot).
@@ -198,6 +256,9 @@ func (j *Judge) Summary(name string) []string {
 	}
 	if len(j.Short) > 0 {
 		notes = append(notes, "truncated:short: outermost Java frames: "+commonest(j.Short))
+	}
+	if len(j.Misfit) > 0 {
+		notes = append(notes, "invalid by bytecode: frames that do not fit: "+commonest(j.Misfit))
 	}
 	for i := range notes {
 		notes[i] = name + ": " + notes[i]

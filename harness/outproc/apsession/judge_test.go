@@ -68,6 +68,43 @@ func TestJudge(t *testing.T) {
 	assert.Contains(t, j.Summary("ap:vm")[0], "1 samples whose outermost Java frame")
 }
 
+// The frame-validity oracle on a profiler's samples, against the bytecode and pools the agent
+// wrote: Work.run's bci 1 invokes step (#1), bci 4 is no invoke; step's bci 0 starts an
+// instruction, 1 is inside one.
+func TestJudgeFrameValidity(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "methods.tsv")
+	roots := filepath.Join(dir, "roots.txt")
+	// run: 0 aload_0 1 invokevirtual #1 4 return; step: 0 bipush 5 2 pop 3 return; other: 0 return
+	assert.NoError(t, os.WriteFile(table, []byte("P\tLw/Work;\t1=step\n"+
+		"M\t0x1\tLw/Work;\trun\t()V\t4\tt\nB\t0x1\t2ab60001b1\n"+
+		"M\t0x2\tLw/Work;\tstep\t(I)V\t3\t-\nB\t0x2\t100557b1\n"+
+		"M\t0x3\tLw/Work;\tother\t()V\t0\t-\nB\t0x3\tb1\n"), 0o644))
+	assert.NoError(t, os.WriteFile(roots, nil, 0o644))
+	at := func(f asyncprofiler.Frame, bci int) asyncprofiler.Frame { f.Bci = bci; return f }
+	run := java("w/Work", "run", "()V", 0)
+	step := java("w/Work", "step", "(I)V", 0)
+	other := java("w/Work", "other", "()V", 0)
+	native := asyncprofiler.Frame{Class: "libjvm.so", Name: "JavaCalls::call_helper", Type: "C++"}
+	for _, tc := range []struct {
+		name   string
+		frames []asyncprofiler.Frame
+		want   string
+	}{
+		{"fits", []asyncprofiler.Frame{at(step, 2), at(run, 1)}, walkclass.OK},
+		{"top inside an instruction", []asyncprofiler.Frame{at(step, 1), at(run, 1)}, walkclass.InvalidPrefix + "bci_not_instruction"},
+		{"caller at no invoke", []asyncprofiler.Frame{at(step, 2), at(run, 4)}, walkclass.InvalidPrefix + "caller_not_invoke"},
+		{"caller's invoke calls another method", []asyncprofiler.Frame{at(other, 0), at(run, 1)}, walkclass.InvalidPrefix + "caller_target"},
+		{"a VM frame between: the caller not judged", []asyncprofiler.Frame{at(other, 0), native, at(run, 1)}, walkclass.OK},
+	} {
+		j := NewJudge(table, roots, 8)
+		assert.Equal(t, tc.want, j.Add(&asyncprofiler.Sample{Frames: tc.frames}), tc.name)
+	}
+	j := NewJudge(table, roots, 8)
+	j.Add(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{at(other, 0), at(run, 1)}})
+	assert.Contains(t, j.Summary("ap:vm"), "ap:vm: invalid by bytecode: frames that do not fit: caller_target w/Work.other <- w/Work.run@1 1")
+}
+
 func TestHiddenFree(t *testing.T) {
 	assert.Equal(t, "java/lang/invoke/LambdaForm$MH.invoke(I)I", hiddenFree("java/lang/invoke/LambdaForm$MH/2143192188.invoke(I)I"))
 	assert.Equal(t, "w/Main$$Lambda$4.run()V", hiddenFree("w/Main$$Lambda$4/1618212626.run()V"))
