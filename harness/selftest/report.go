@@ -138,7 +138,9 @@ func (m *Matrix) Summary() Summary {
 				}
 				for _, o := range Oracles {
 					c, ok := r.Counts[o.Name]
-					if ok && o.Level == WalkLevel && o.Name != "errors" && c.Share() > s.FalseFlagASGCT[r.Workload] {
+					// errors: ASGCT's own codes; invoke_target: ASGCT's own epilogue
+					// reading (ledger asgct-epilogue-caller). Neither is a false flag.
+					if ok && o.Level == WalkLevel && o.Name != "errors" && o.Name != "invoke_target" && c.Share() > s.FalseFlagASGCT[r.Workload] {
 						s.FalseFlagASGCT[r.Workload], s.FalseFlagOracle[r.Workload] = c.Share(), o.Name
 					}
 				}
