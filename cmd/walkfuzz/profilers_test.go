@@ -65,9 +65,17 @@ func TestAsyncProfilerVMThroughRun(t *testing.T) {
 			complete := c[walkclass.OK] + c[walkclass.TruncatedDepth] // recursion goes deeper than 2048 frames
 			assert.Greater(t, float64(complete)/float64(n), 0.8, "%v", c)
 			assert.Zero(t, c[walkclass.Invalid], "frames of methods the method table lacks: %v", r.Notes)
-			for class := range c {
+			var misfit uint64
+			for class, k := range c {
+				if class != walkclass.Invalid && walkclass.IsInvalid(class) {
+					misfit += k // invalid:<reason>: frames that do not fit the bytecode
+					continue
+				}
 				assert.True(t, class == walkclass.OK || class == walkclass.TruncatedDepth || class == walkclass.TruncatedShort || walkclass.IsError(class), class)
 			}
+			// The frame-validity oracle on the profiler's samples: a few walks skip a frame
+			// (lambdas/17: 2-5 of 18,000-21,000, 0.01-0.03%, at method-handle frames).
+			assert.LessOrEqual(t, float64(misfit)/float64(n), 0.002, "frames that do not fit the bytecode: %v", r.Notes)
 			assert.Contains(t, strings.Join(r.Notes, "\n"), "agent wraps ap:vm's handler of signal 27")
 		})
 	}
