@@ -355,6 +355,8 @@ func vmUpcall(callee *methods.Method, code *methods.Code, bci int32) bool {
 		return code.InitTrigger(bci)
 	case callee.Name == "loadClass" || callee.Name == "loadClassInternal":
 		return true
+	case nativeLookup(callee):
+		return true
 	case callee.Internal == "java/lang/invoke/MethodHandleNatives":
 		return true
 	case callee.Name == "<init>" && throwableName(callee.Internal):
@@ -363,6 +365,13 @@ func vmUpcall(callee *methods.Method, code *methods.Code, bci int32) bool {
 		return true
 	}
 	return false
+}
+
+// nativeLookup: linking a native method at its first call, the VM asks the class's loader
+// for the symbol (ClassLoader.findNative) from inside the invoke: mix/25 with -Xcomp, 19-35
+// JVMTI stacks of UnixNativeDispatcher.<clinit> calling its native init().
+func nativeLookup(m *methods.Method) bool {
+	return m.Internal == "java/lang/ClassLoader" && m.Name == "findNative"
 }
 
 // finalizerRegister: the VM registers an object whose class has a finalizer by calling
@@ -374,15 +383,15 @@ func finalizerRegister(m *methods.Method) bool {
 
 // VMCalled reports whether the VM calls m itself, from inside another method's bytecode
 // (vmUpcall's callees, whatever the caller's bytecode): class initialisers, class loading,
-// method-handle and call-site linkage, the constructors of the exceptions it throws, finalizer
-// registration.
+// native method linking, method-handle and call-site linkage, the constructors of the
+// exceptions it throws, finalizer registration.
 func VMCalled(m *methods.Method) bool {
 	switch {
 	case m == nil:
 		return false
 	case m.Name == "<clinit>", m.Name == "loadClass", m.Name == "loadClassInternal":
 		return true
-	case m.Internal == "java/lang/invoke/MethodHandleNatives", finalizerRegister(m):
+	case m.Internal == "java/lang/invoke/MethodHandleNatives", finalizerRegister(m), nativeLookup(m):
 		return true
 	}
 	return m.Name == "<init>" && throwableName(m.Internal)

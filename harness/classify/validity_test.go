@@ -32,6 +32,7 @@ const (
 	vObject = 0x207
 	vOther  = 0x208
 	vHandle = 0x209
+	vFind   = 0x20a
 )
 
 func validityTable(t testing.TB) *methods.Table {
@@ -48,7 +49,8 @@ func validityTable(t testing.TB) *methods.Table {
 		"M\t0x204\tLjdk/internal/loader/ClassLoaders$AppClassLoader;\tloadClass\t(Ljava/lang/String;Z)Ljava/lang/Class;\t0\t-\nB\t0x204\tb1\n" +
 		"M\t0x205\tLjava/lang/NullPointerException;\t<init>\t()V\t0\t-\nB\t0x205\tb1\n" +
 		"M\t0x206\tLjava/lang/ref/Finalizer;\tregister\t(Ljava/lang/Object;)V\t0\ts\nB\t0x206\tb1\n" +
-		"M\t0x207\tLjava/lang/Object;\t<init>\t()V\t0\t-\nB\t0x207\tb1\n"))
+		"M\t0x207\tLjava/lang/Object;\t<init>\t()V\t0\t-\nB\t0x207\tb1\n" +
+		"M\t0x20a\tLjava/lang/ClassLoader;\tfindNative\t(Ljava/lang/ClassLoader;Ljava/lang/String;)J\t0\ts\nB\t0x20a\tb1\n"))
 	require.Positive(t, n)
 	require.Zero(t, tab.Malformed())
 	return tab
@@ -104,6 +106,7 @@ func TestFrameValidity(t *testing.T) {
 		{"a frame skipped between", []samplelog.Frame{f(vLeaf, 0), f(vRoot, 1)}, walkclass.InvalidPrefix + ReasonCallerTarget},
 		{"an exception the VM throws at the invoke", []samplelog.Frame{f(vNPE, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
 		{"class loading while resolving the invoke", []samplelog.Frame{f(vLoad, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
+		{"a native method linked at its first call", []samplelog.Frame{f(vFind, 0), f(vCaller, 1), f(vRoot, 1)}, walkclass.OK},
 		{"a method handle calls whatever it is linked to", []samplelog.Frame{f(vOther, 0), f(vHandle, 1)}, walkclass.TruncatedShort},
 	}
 	for _, tc := range tests {
