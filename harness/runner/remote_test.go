@@ -86,8 +86,11 @@ func TestRemoteWalksVMStructs(t *testing.T) {
 			checkRemote(t, pair, "vmstructs")
 			assert.NotContains(t, pair.Remote, "asgct", "ASGCT never walks another thread")
 			assert.Positive(t, pair.KnownStack["vmstructs"][knownstack.RemoteTagged], "no remote walk landed in a known stack")
-			// The same signals: ASGCT walked every one in the handler.
-			assert.Equal(t, sum(pair.Classes["asgct"]), sum(pair.Classes["vmstructs"]))
+			// The same signals: ASGCT walked every one in the handler. Equal but for the run's
+			// last records: a CI run under make test's load counted 24,393 asgct walks and
+			// 24,392 vmstructs walks (a record of the JVM's last moments not read back).
+			a, v := sum(pair.Classes["asgct"]), sum(pair.Classes["vmstructs"])
+			assert.InDelta(t, float64(a), float64(v), max(2, 0.0002*float64(a)), "walks of the same signals: asgct %d, vmstructs %d", a, v)
 		})
 	}
 }
