@@ -63,8 +63,15 @@ static int called_into_stubs(const struct vs_walk *w, uintptr_t ret) {
     return blob && vs_is_stub_routines(blob);
 }
 
-/* Candidate callers of a frame caught at an arbitrary pc, in order of preference. In the
- * StubRoutines (use_fp) a candidate must also be the return address of a call into them. */
+/* A guessed caller is taken when it looks like a Java call site; in the StubRoutines
+ * (use_fp) it must also be the return address of a call into them. */
+static int take_guess(const struct vs_walk *w, const struct vs_fr *c, int use_fp, struct vs_fr *out) {
+    if (!plausible_caller(w, c, 1) || (use_fp && !called_into_stubs(w, c->pc))) return 0;
+    *out = *c;
+    return 1;
+}
+
+/* Candidate callers of a frame caught at an arbitrary pc, in order of preference. */
 static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t fs, int use_fp,
                         struct vs_fr *out) {
     struct vs_fr c;
@@ -73,26 +80,26 @@ static int unwind_guess(const struct vs_walk *w, const struct vs_fr *f, int64_t 
         if (in_stack(w, c.sp - 16)) {
             c.pc = sp_return_addr(c.sp);
             c.fp = sp_saved_fp(c.sp);
-            if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
+            if (take_guess(w, &c, use_fp, out)) return 1;
         }
     }
     if (in_stack(w, f->sp)) { /* frameless: return address on top (entry, or after the epilogue) */
         c.sp = c.usp = f->sp + 8;
         c.pc = rdp(f->sp);
         c.fp = f->fp;
-        if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
+        if (take_guess(w, &c, use_fp, out)) return 1;
     }
     if (use_fp && in_stack(w, f->fp) && f->fp >= f->sp) { /* rbp-based frame (enter/leave) */
         c.sp = c.usp = fp_sender_sp(f->fp);
         c.pc = fp_return_addr(f->fp);
         c.fp = fp_saved_fp(f->fp);
-        if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
+        if (take_guess(w, &c, use_fp, out)) return 1;
     }
     if (in_stack(w, f->sp + 8)) { /* rbp pushed, frame not yet allocated (or rbp not yet popped) */
         c.sp = c.usp = f->sp + 16;
         c.pc = rdp(f->sp + 8);
         c.fp = rdp(f->sp);
-        if (plausible_caller(w, &c, 1) && (!use_fp || called_into_stubs(w, c.pc))) { *out = c; return 1; }
+        if (take_guess(w, &c, use_fp, out)) return 1;
     }
     return 0;
 }
