@@ -11,7 +11,7 @@ import (
 // sections. Only the lines below are read; everything else is skipped.
 var (
 	bannerRe      = regexp.MustCompile(`A fatal error has been detected by the Java Runtime Environment`)
-	signalRe      = regexp.MustCompile(`^#\s+(SIG[A-Z0-9]+) \(0x[0-9a-fA-F]+\) at pc=(0x[0-9a-fA-F]+)`)
+	signalRe      = regexp.MustCompile(`^#\s+(SIG[A-Z0-9]+) \(0x[0-9a-fA-F]+\) at pc=(0x[0-9a-fA-F]+),`)
 	internalRe    = regexp.MustCompile(`^#\s+(Internal Error|Out of Memory Error) \(([^()]*?):(\d+)\)`)
 	nativeOOMRe   = regexp.MustCompile(`^#\s+(Native memory allocation .*)$`)
 	jreRe         = regexp.MustCompile(`^# JRE version:.*\(([0-9][^()]*)\) \(build ([^()]*)\)`)

@@ -76,9 +76,17 @@ type InternalError struct {
 
 // Parse reads an hs_err log (or output that contains one). It never fails: a log it cannot
 // make sense of is Corrupted, titled "corrupted".
-func Parse(data []byte) *Report {
+func Parse(data []byte) *Report { return ParseNamed(data, "") }
+
+// ParseNamed is Parse with the faulting pc named by the harness from the live process's
+// mappings ("C  [lib+0x..]  sym", see ParseScreen). A report whose own symbol lookup timed
+// out (a fault in a handler that interrupted malloc: HotSpot's decoder needs malloc, and its
+// step "printing problematic frame" gives up after 30 s) prints the frame as "lib+0x.." alone;
+// the harness's name fills it, so the crash is titled by its function in every run.
+func ParseNamed(data []byte, pcFrame string) *Report {
 	r := &Report{}
 	shape := parseLog(r, data)
+	r.namePC(pcFrame)
 	return r.titled(shape)
 }
 
@@ -91,12 +99,31 @@ func ParseScreen(data []byte, pcFrame string) *Report {
 	r := &Report{}
 	shape := parseLog(r, data)
 	shape.headerComplete = shape.banner // the header is all there is
-	if r.ProblematicFrame == "" && pcFrame != "" {
+	if r.ProblematicFrame == "" {
 		if _, ok := parseFrame(pcFrame); ok {
 			r.ProblematicFrame = pcFrame
 		}
 	}
+	r.namePC(pcFrame)
 	return r.titled(shape)
+}
+
+// namePC gives the problematic frame, and the same frame at the top of the native stack, the
+// symbol of pcFrame when the log printed them without one at the same library and offset.
+func (r *Report) namePC(pcFrame string) {
+	named, ok := parseFrame(pcFrame)
+	if !ok || named.Symbol == "" || named.Lib == "" {
+		return
+	}
+	unnamedAt := func(f Frame) bool {
+		return f.Symbol == "" && f.Lib == named.Lib && f.Offset == named.Offset
+	}
+	if f, ok := parseFrame(r.ProblematicFrame); ok && unnamedAt(f) {
+		r.ProblematicFrame = pcFrame
+	}
+	if len(r.NativeFrames) > 0 && unnamedAt(r.NativeFrames[0]) {
+		r.NativeFrames[0] = named
+	}
 }
 
 // titled names r from what the parser learned.

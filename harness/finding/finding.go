@@ -23,8 +23,9 @@ const (
 	// The JVM's own output: HotSpot prints a crash's short report there before its hs_err log.
 	Stdout = "stdout.txt"
 	Stderr = "stderr.txt"
-	// PCFrame is the faulting pc of a crash whose report stalled, named by the harness from
-	// the live process's mappings before it killed it, in the hs_err frame format.
+	// PCFrame is the faulting pc of a crash, named by the harness from the live process's
+	// mappings while HotSpot reports it, in the hs_err frame format: the name for a report
+	// that stalls or times out before it names its problematic frame.
 	PCFrame = "crash_pc_frame.txt"
 )
 
@@ -92,7 +93,8 @@ func Crash(dir string) *results.Finding {
 		return screenCrash(dir)
 	}
 	data, _ := os.ReadFile(logs[0])
-	r := crash.Parse(data)
+	pcFrame, _ := os.ReadFile(filepath.Join(dir, PCFrame))
+	r := crash.ParseNamed(data, string(bytes.TrimSpace(pcFrame)))
 	rel, _ := filepath.Rel(dir, logs[0])
 	return &results.Finding{Title: r.Title, Bucket: r.Bucket, AltTitles: r.AltTitles, Log: rel, Corrupted: r.Corrupted}
 }

@@ -99,3 +99,33 @@ func TestTailWritesOnlyForAFinding(t *testing.T) {
 	assert.Contains(t, string(b), "sample 3 asgct result -5")
 	assert.Contains(t, string(b), "sample 34 asgct")
 }
+
+// A fault in a handler that interrupted malloc, reported on a loaded machine: HotSpot's own
+// symbol lookup (which mallocs) timed out, so its hs_err log (testdata/hserr-timedout-25.log,
+// a real one, JDK 25) prints the problematic frame as "libwalkfuzz.so+0xba87" alone. The
+// harness named the pc from the live process while it reported; the title is the function's,
+// as in a run whose report was not held up (TestReproOnTwoJDKs failed on the two titles).
+func TestCrashTitleOfATimedOutFrameIsTheFunction(t *testing.T) {
+	log, err := os.ReadFile(filepath.Join("testdata", "hserr-timedout-25.log"))
+	require.NoError(t, err)
+	require.Contains(t, string(log), `timeout occurred during error reporting in step "printing problematic frame"`)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hs_err_pid21963.log"), log, 0o644))
+
+	f := Crash(dir)
+	require.NotNil(t, f)
+	assert.Equal(t, "SIGSEGV in libwalkfuzz.so via walkfuzz agent", f.Title, "without the harness's name")
+
+	for pcFrame, want := range map[string]string{
+		"C  [libwalkfuzz.so+0xba87]  wf_inject_fault": "SIGSEGV in wf_inject_fault via walkfuzz agent",
+		"C  [libwalkfuzz.so+0xba88]  wf_inject_fault": "SIGSEGV in libwalkfuzz.so via walkfuzz agent", // another pc
+		"C  [libother.so+0xba87]  elsewhere":          "SIGSEGV in libwalkfuzz.so via walkfuzz agent",
+		"C  [libwalkfuzz.so+0xba87]":                  "SIGSEGV in libwalkfuzz.so via walkfuzz agent",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, PCFrame), []byte(pcFrame+"\n"), 0o644))
+		f := Crash(dir)
+		require.NotNil(t, f)
+		assert.Equal(t, want, f.Title, pcFrame)
+		assert.Equal(t, "hs_err_pid21963.log", f.Log)
+	}
+}

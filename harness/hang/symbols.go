@@ -75,7 +75,7 @@ func (s *symbolizer) lookup(m procMap, addr uint64) string {
 			vaddr := fileOff - p.Off + p.Vaddr
 			i := sort.Search(len(e.syms), func(i int) bool { return e.syms[i].Value > vaddr }) - 1
 			if i >= 0 && vaddr < e.syms[i].Value+e.syms[i].Size {
-				return lib + ":" + demangle(e.syms[i].Name)
+				return lib + ":" + demangle(strings.TrimSuffix(e.syms[i].Name, ".localalias"))
 			}
 			break
 		}
@@ -109,9 +109,23 @@ func (s *symbolizer) load(path string) *elfSyms {
 			e.syms = append(e.syms, sy)
 		}
 	}
-	sort.Slice(e.syms, func(i, j int) bool { return e.syms[i].Value < e.syms[j].Value })
+	sortSyms(e.syms)
 	s.files[path] = e
 	return e
+}
+
+// sortSyms orders function symbols by address and, at one address, puts the global name last,
+// which lookup takes: GCC gives an exported function a local alias (wf_inject_fault.localalias)
+// that dladdr, and so HotSpot, never prints.
+func sortSyms(syms []elf.Symbol) {
+	global := func(sy elf.Symbol) bool { return elf.ST_BIND(sy.Info) != elf.STB_LOCAL }
+	sort.SliceStable(syms, func(i, j int) bool {
+		a, b := syms[i], syms[j]
+		if a.Value != b.Value {
+			return a.Value < b.Value
+		}
+		return !global(a) && global(b)
+	})
 }
 
 // demangle turns the plain Itanium nested names HotSpot is made of (_ZN20SafepointSynchronize5beginEv)

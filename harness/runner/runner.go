@@ -226,6 +226,7 @@ func execute(ctx context.Context, dir string, e episode.Episode, j jdk.JDK, args
 	crashWatch := finding.NewCrashWatch(dir)
 	var reportSize int64
 	var reportGrew time.Time
+	pcNamed := false
 loop:
 	for {
 		select {
@@ -260,6 +261,9 @@ loop:
 			// loaded machine that took longer than stuckWalk: a crash reported as a hang of the
 			// walker (TestReproExitCodes under make test's load).
 			now := time.Now()
+			if !pcNamed {
+				pcNamed = namePC(dir, proc)
+			}
 			if n := crashWatch.Written(); n != reportSize || reportGrew.IsZero() {
 				reportSize, reportGrew = n, now
 			}
@@ -392,12 +396,26 @@ func stalledReport(dir string, p *process, quiet time.Duration) string {
 			stuck = " (" + h.Title + ")"
 		}
 	}
-	if pc := finding.ScreenPC(dir); pc != 0 {
-		if f := finding.CodeFrame(pid, pc); f != "" {
-			os.WriteFile(filepath.Join(dir, finding.PCFrame), []byte(f+"\n"), 0o644)
-		}
+	if _, err := os.Stat(filepath.Join(dir, finding.PCFrame)); err != nil {
+		namePC(dir, p)
 	}
 	return fmt.Sprintf("HotSpot's crash report stalled: nothing written for %s%s; killed", quiet.Round(time.Second), stuck)
+}
+
+// namePC names the faulting pc of a crash being reported, from the live process's mappings
+// and ELF symbols, into finding.PCFrame, once the short report on stdout has printed the pc;
+// false until then. HotSpot names the pc itself with malloc, and a fault in a handler that
+// interrupted malloc leaves its hs_err frame as "lib+0x.." after a 30 s step timeout: one
+// bug, two titles, unless the harness names it (TestReproOnTwoJDKs under make test's load).
+func namePC(dir string, p *process) bool {
+	pc := finding.ScreenPC(dir)
+	if pc == 0 {
+		return false
+	}
+	if f := finding.CodeFrame(p.cmd.Process.Pid, pc); f != "" {
+		os.WriteFile(filepath.Join(dir, finding.PCFrame), []byte(f+"\n"), 0o644)
+	}
+	return true
 }
 
 var errNoExit = errors.New("no exit status")
