@@ -295,6 +295,17 @@ func agreementColumn(c *store.Cell) string {
 			if mh := c.Differential[p][store.FrameMHLinker]; mh > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it a method-handle linker named invokeBasic)", pct(mh, frame, 0))
 			}
+			if inv, deopt, unwalked := c.TheirInvalid(p); inv > 0 {
+				if n := c.Differential[p][differential.Samples]; n > 0 {
+					s += fmt.Sprintf(", %s's samples invalid by bytecode %s", strings.SplitN(p, "~", 2)[0], pct(inv, n, 2))
+					if deopt > 0 {
+						s += fmt.Sprintf(" (%s of it past or in deoptimization)", pct(deopt, inv, 0))
+					}
+					if unwalked > 0 {
+						s += fmt.Sprintf(" (%s of it where no walk of ours got through)", pct(unwalked, inv, 0))
+					}
+				}
+			}
 			if scopes := c.Differential[p][store.TopScopes]; scopes > 0 {
 				s += ", top scopes " + pct(scopes, bothOK, 2)
 			}

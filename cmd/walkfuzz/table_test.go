@@ -15,6 +15,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/join"
 	"github.com/walkfuzz/walkfuzz/harness/store"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
 
 var updateTable = flag.Bool("update", false, "rewrite testdata/table's expected outputs from what walkfuzz table prints now")
@@ -178,4 +179,16 @@ func TestJoinPairAgreement(t *testing.T) {
 	assert.Equal(t, differential.Frame+join.CallsiteSuffix, store.FrameCallsite)
 	c.Differential["ap:vm~vmstructs"][store.FrameMHLinker] = 2
 	assert.Contains(t, agreementColumn(&c), "(25% of it begun in the I2C/C2I adapters) (50% of it a method-handle linker named invokeBasic)")
+
+	assert.Equal(t, join.TheirInvalidPrefix+walkclass.InvalidPrefix, store.TheirInvalidPrefix)
+	assert.Equal(t, join.LazyDeoptSuffix, store.TheirLazyDeopt)
+	assert.Equal(t, join.DeoptingSuffix, store.TheirDeopting)
+	assert.Equal(t, join.OursFailedSuffix, store.TheirOursFailed)
+	inv := store.TheirInvalidPrefix
+	c = store.Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {differential.Samples: 100, "both_ok": 90, differential.Agree: 80,
+		inv + "caller_not_invoke": 6, inv + "caller_not_invoke" + store.TheirLazyDeopt: 4, inv + "caller_target": 4,
+		inv + "caller_target" + store.TheirDeopting: 1, inv + "caller_target" + store.TheirOursFailed: 2}}}
+	invalid, deopt, unwalked := c.TheirInvalid("ap:vm~vmstructs")
+	assert.Equal(t, [3]uint64{10, 5, 2}, [3]uint64{invalid, deopt, unwalked})
+	assert.Contains(t, agreementColumn(&c), "ap:vm's samples invalid by bytecode 10.00% (50% of it past or in deoptimization) (20% of it where no walk of ours got through)")
 }

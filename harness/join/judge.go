@@ -9,6 +9,7 @@ import (
 	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
+	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 )
 
@@ -27,6 +28,8 @@ type Judge struct {
 	theirs   []Sample
 	their    []Walk
 	depth    int // the profiler's stack depth
+
+	exampleCount map[string]int // pair|class -> examples kept
 }
 
 type sigKey struct {
@@ -86,9 +89,15 @@ func (j *Judge) AddRecord(r *samplelog.Record) {
 }
 
 // AddSample takes one profiler sample.
-func (j *Judge) AddSample(s *asyncprofiler.Sample) {
+func (j *Judge) AddSample(s *asyncprofiler.Sample) { j.AddJudgedSample(s, "") }
+
+// AddJudgedSample takes one profiler sample and its class by the profiler session's own judge
+// (Walk.Class), so the pairs can say on which signals its invalid samples fell.
+func (j *Judge) AddJudgedSample(s *asyncprofiler.Sample, class string) {
 	j.theirs = append(j.theirs, Sample{TID: s.TID, Time: s.Time.UnixNano()})
-	j.their = append(j.their, FromProfiler(s, j.names, j.depth))
+	w := FromProfiler(s, j.names, j.depth)
+	w.Class = class
+	j.their = append(j.their, w)
 }
 
 // Report is a judged run.
@@ -98,7 +107,11 @@ type Report struct {
 	// joined pairs, as results.json's "differential" holds them for in-process pairs, plus
 	// AgreeCut and, for a failed side, "first_failed:<marker>" / "second_failed:<code>".
 	Differential map[string]map[string]int `json:"differential"`
-	Result       Result                    `json:"-"`
+	// Examples: the first few joined pairs of each pair's class other than agreement, the
+	// class spelled with the suffixes counted for the pair (differ:frame:lazy_deopt), and of
+	// the profiler's samples its own judge found invalid (theirs:invalid:<reason>[:lazy_deopt]).
+	Examples []differential.Example `json:"examples,omitempty"`
+	Result   Result                 `json:"-"`
 }
 
 // Counts is the join's entry for results.json's "join"[profiler].
@@ -149,8 +162,27 @@ func (j *Judge) Finish(w Window) Report {
 				lazyDeopt, adapter, callsite = lazyDeopt || w.LazyDeopt, adapter || w.TopAdapter, callsite || w.CallsiteTop
 				sigframe, topEdge = sigframe || w.Sigframe, topEdge || w.TopEdge
 			}
+			var tags []string // the example's class: the pair's class and the suffixes counted for it
+			tag := func(suffix string) { tags = append(tags, suffix) }
 			if class == differential.Frame && topEdge {
 				m[class+TopEdgeSuffix]++
+				tag(TopEdgeSuffix)
+			}
+			if strings.HasPrefix(a.Class, walkclass.InvalidPrefix) {
+				m[TheirInvalidPrefix+a.Class]++
+				invalid := TheirInvalidPrefix + a.Class
+				switch {
+				case lazyDeopt:
+					invalid += LazyDeoptSuffix
+				case slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == DeoptingCode }):
+					invalid += DeoptingSuffix
+				case !slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == "" && w.Frames != nil }):
+					invalid += OursFailedSuffix
+				}
+				if invalid != TheirInvalidPrefix+a.Class {
+					m[invalid]++
+				}
+				j.example(&rep, pair, invalid, p, wi)
 			}
 			// Signals our walks took somewhere a profiler is known to fail: every class again
 			// with the suffix but agreement, samples:<suffix> the base rate.
@@ -159,15 +191,18 @@ func (j *Judge) Finish(w Window) Report {
 					m[differential.Samples+suffix]++
 					if class != differential.Agree && class != AgreeCut {
 						m[class+suffix]++
+						tag(suffix)
 					}
 				}
 			}
 			apart(sigframe, SigframeSuffix)
 			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
 				m[class+MHLinkerSuffix]++
+				tag(MHLinkerSuffix)
 			}
 			if class == differential.Frame && callsite {
 				m[class+CallsiteSuffix]++
+				tag(CallsiteSuffix)
 			}
 			apart(adapter, AdapterSuffix)
 			switch class {
@@ -193,13 +228,69 @@ func (j *Judge) Finish(w Window) Report {
 					m[differential.BothOKLazyDeopt]++
 					if class != differential.Agree && class != AgreeCut {
 						m[class+LazyDeoptSuffix]++
+						tag(LazyDeoptSuffix)
 					}
 				}
+			}
+			if class != differential.Agree && class != AgreeCut {
+				j.example(&rep, pair, class+strings.Join(tags, ""), p, wi)
 			}
 		}
 		rep.Differential[pair] = m
 	}
 	return rep
+}
+
+// ExamplesPerClass is how many joined pairs Report.Examples keeps of each pair's class.
+const ExamplesPerClass = 3
+
+// example keeps joined pair p (our walker wi) as an example of class under pair, the first
+// ExamplesPerClass of each.
+func (j *Judge) example(rep *Report, pair, class string, p Pair, wi int) {
+	if j.exampleCount == nil {
+		j.exampleCount = map[string]int{}
+	}
+	if k := pair + "|" + class; j.exampleCount[k] < ExamplesPerClass {
+		j.exampleCount[k]++
+		a, b := j.their[p.Theirs], j.walks[p.Ours][wi]
+		sig := j.signals[p.Ours]
+		rep.Examples = append(rep.Examples, differential.Example{Pair: pair, Class: class, Tid: uint32(sig.TID),
+			Sample: sig.Sample, A: j.render(a), B: j.render(b)})
+	}
+}
+
+// render spells a walk's frames for an example, innermost first: "pkg/C.m(sig) @bci [type]",
+// or its failure in angle brackets.
+func (j *Judge) render(w Walk) []string {
+	if w.Failed != "" {
+		return []string{"<" + w.Failed + ">"}
+	}
+	out := make([]string, 0, len(w.Frames))
+	for _, f := range w.Frames {
+		s := j.names.Key(f.Method)
+		switch {
+		case f.Native:
+			s += " [native]"
+		case f.Unnamed:
+			s += " [unnamed]"
+		default:
+			s += " @" + strconv.Itoa(int(f.Bci)) + frameTypeWord(f.Type)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func frameTypeWord(t uint8) string {
+	switch uint32(t) {
+	case samplelog.FrameInterpreted:
+		return " [interpreted]"
+	case samplelog.FrameCompiled:
+		return " [compiled]"
+	case samplelog.FrameInlined:
+		return " [inlined]"
+	}
+	return ""
 }
 
 // mhLinkerNamedInvokeBasic: the profiler's walk is ours but for its top frame, which names

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/knownstack"
 	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
@@ -55,6 +56,10 @@ const (
 // the same signals, in the run directory.
 const KnownStackExamplesFile = "profiler_known_stack_examples.json"
 
+// PairExamplesFile holds Report.Examples, the joined pairs of each class but agreement (the
+// profiler's walk first, ours second), in the run directory.
+const PairExamplesFile = "profiler_pair_examples.json"
+
 // tagMargin is how far from a tagged signal of ours a profiler sample is still kept: the
 // join pairs within Window.Max after the signal, after taking off a clock residual of
 // microseconds; 10 ms covers both many times over and still drops the samples of the
@@ -82,8 +87,12 @@ func NewKnownStack(jg *Judge) *KnownStack {
 
 // AddSample takes one profiler sample and gives it to the Judge. The agent's records must
 // all be in (Judge.AddRecord) by the first call: they say which samples can be tagged.
-func (k *KnownStack) AddSample(s *asyncprofiler.Sample) {
-	k.jg.AddSample(s)
+func (k *KnownStack) AddSample(s *asyncprofiler.Sample) { k.AddJudgedSample(s, "") }
+
+// AddJudgedSample is AddSample with the sample's class by the session's judge
+// (Judge.AddJudgedSample).
+func (k *KnownStack) AddJudgedSample(s *asyncprofiler.Sample, class string) {
+	k.jg.AddJudgedSample(s, class)
 	if k.tagged == nil {
 		k.tagged = map[int64][]int64{}
 		for _, sig := range k.jg.signals {
@@ -331,7 +340,12 @@ func (k *KnownStack) ourWalks(res Result, i int) map[string][]string {
 const maxExampleFrames = 40
 
 // WriteKnownExamples stores examples as JSON at path.
-func WriteKnownExamples(path string, ex []KnownExample) error {
+func WriteKnownExamples(path string, ex []KnownExample) error { return writeJSON(path, ex) }
+
+// WritePairExamples writes Report.Examples to path (PairExamplesFile).
+func WritePairExamples(path string, ex []differential.Example) error { return writeJSON(path, ex) }
+
+func writeJSON(path string, ex any) error {
 	b, err := json.MarshalIndent(ex, "", "  ")
 	if err != nil {
 		return err

@@ -127,6 +127,10 @@ type Walk struct {
 	// with the call site's own debug info, where ASGCT's rule takes the next PcDesc and a
 	// different scope (samplelog.FlagCallsiteTop, set by vmstructs).
 	CallsiteTop bool
+	// Class: a profiler sample's class by its own judge (apsession.Judge: the markers, the
+	// method table, frame validity by bytecode, the roots), when the session gave it
+	// (Judge.AddJudgedSample); empty for our walks.
+	Class string
 	// Top: where the walk began when our vmstructs walker ran with WALKFUZZ_VMSTRUCTS_TOP
 	// (a development aid): the code blob's name (8 bytes at most) and how it read the top
 	// frame, e.g. "I2C/C2I/10"; empty otherwise.
@@ -335,6 +339,32 @@ const SigframeSuffix = ":sigframe"
 // asgct-epilogue-caller, for profilers whose Java frames are AsyncGetCallTrace's; async-profiler
 // before 4.2: ap-epilogue-unknown): differ:frame:top_edge.
 const TopEdgeSuffix = ":top_edge"
+
+// TheirInvalidPrefix counts, per pair, the joined profiler samples its own judge found invalid
+// by bytecode (Walk.Class "invalid:<reason>": a caller at no invoke, or at an invoke of
+// another method): theirs:invalid:caller_not_invoke, and again with LazyDeoptSuffix where our
+// walk of the signal passed a frame pending deoptimization, which a profiler reading the
+// patched pc names at bci 0 or at the next PcDesc's scope (the ledger's ap-deopt-caller-bci),
+// or with DeoptingSuffix where the thread was deoptimizing.
+const TheirInvalidPrefix = "theirs:"
+
+// DeoptingCode is the failure our walkers (vmstructs, and ASGCT's ticks_deopt) give for a
+// thread in the middle of deoptimizing: the deopt or uncommon-trap blob on its stack, its
+// compiled frame being replaced by interpreter frames.
+const DeoptingCode = "deopt"
+
+// DeoptingSuffix marks a profiler's invalid sample (TheirInvalidPrefix) on a signal our walkers
+// refused because the thread was deoptimizing (DeoptingCode): the profiler walked on through
+// the frames being rebuilt and, as at a frame pending deoptimization, named callers at bci 0
+// (the ledger's ap-deopt-caller-bci).
+const DeoptingSuffix = ":deopting"
+
+// OursFailedSuffix marks a profiler's invalid sample (TheirInvalidPrefix) on a signal none of
+// our walkers walked (each gave up, none for DeoptingCode): nothing of ours says what the
+// profiler met there, so the sample is neither attributed nor compared. Seen at JVM start-up
+// under -Xcomp, where the main thread runs class initialisers through runtime stubs our
+// vmstructs walker breaks at (break_stub) and ASGCT returns unknown_Java.
+const OursFailedSuffix = ":ours_failed"
 
 // NativeTopSuffix marks the profiler's give-ups (first_failed) where our walk's top Java frame
 // is a native method: first_failed:native_top.

@@ -311,6 +311,40 @@ const TopScopes = "differ:top_scopes"
 // ap-deopt-caller-bci); a part of differ:frame, not apart from it.
 const FrameLazyDeopt = "differ:frame:lazy_deopt"
 
+// Their-invalid keys: a same-signal pair's joined samples the profiler's own judge found
+// invalid by bytecode (harness/join's TheirInvalidPrefix + "invalid:<reason>"), again with
+// the part where our walk passed a frame pending deoptimization or the thread was
+// deoptimizing (LazyDeoptSuffix, DeoptingSuffix: the ledger's ap-deopt-caller-bci) and the part
+// no walk of ours got through (OursFailedSuffix), spelled here as agreeCut is.
+const (
+	TheirInvalidPrefix = "theirs:invalid:"
+	TheirLazyDeopt     = ":lazy_deopt"
+	TheirDeopting      = ":deopting"
+	TheirOursFailed    = ":ours_failed"
+)
+
+// TheirInvalid is, for a same-signal pair, the joined samples the profiler's judge found
+// invalid by bytecode, those of them attributed to frames pending or in deoptimization, and
+// those on signals none of our walkers walked.
+func (c *Cell) TheirInvalid(pair string) (invalid, deopt, unwalked uint64) {
+	for k, n := range c.Differential[pair] {
+		reason, ok := strings.CutPrefix(k, TheirInvalidPrefix)
+		if !ok {
+			continue
+		}
+		_, part, split := strings.Cut(reason, ":")
+		switch {
+		case !split:
+			invalid += n
+		case ":"+part == TheirLazyDeopt, ":"+part == TheirDeopting:
+			deopt += n
+		case ":"+part == TheirOursFailed:
+			unwalked += n
+		}
+	}
+	return invalid, deopt, unwalked
+}
+
 // FrameAdapter and FirstFailedAdapter: the differ:frame pairs and a profiler's give-ups on a
 // signal our vmstructs walker took in the I2C/C2I adapters (harness/join's AdapterSuffix),
 // where async-profiler's walker loses the compiled caller on JDK 21 and later (the ledger's

@@ -140,8 +140,7 @@ func (s *Session) Finish(env *outproc.Env, jvmOutput string) outproc.Result {
 	var first, last time.Time
 	byName := s.wrap.threadsByName(env)
 	err := s.read(env, s.plan, func(smp *asyncprofiler.Sample) {
-		j.Add(smp)
-		s.wrap.add(smp, byName)
+		s.wrap.add(smp, j.Add(smp), byName)
 		if first.IsZero() || smp.Time.Before(first) {
 			first = smp.Time
 		}

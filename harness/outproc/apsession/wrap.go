@@ -70,7 +70,7 @@ func (w *wrapJoin) threadsByName(env *outproc.Env) map[string]int64 {
 	return by
 }
 
-func (w *wrapJoin) add(smp *asyncprofiler.Sample, byName map[string]int64) {
+func (w *wrapJoin) add(smp *asyncprofiler.Sample, class string, byName map[string]int64) {
 	if w == nil || w.jg == nil {
 		return
 	}
@@ -79,7 +79,7 @@ func (w *wrapJoin) add(smp *asyncprofiler.Sample, byName map[string]int64) {
 			smp.TID = tid
 		}
 	}
-	w.ks.AddSample(smp) // and to the Judge
+	w.ks.AddJudgedSample(smp, class) // and to the Judge
 }
 
 // finish joins and puts the join's figures and its pairs' differential into res.
@@ -114,6 +114,11 @@ func (w *wrapJoin) finish(env *outproc.Env, win join.Window, res *outproc.Result
 			out[class] = uint64(n)
 		}
 		res.Differential[pair] = out
+	}
+	if len(rep.Examples) > 0 {
+		if err := join.WritePairExamples(filepath.Join(env.Dir, join.PairExamplesFile), rep.Examples); err != nil {
+			res.Notes = append(res.Notes, "pair examples: "+err.Error())
+		}
 	}
 	w.judgeKnown(env, r, res)
 	res.Notes = append(res.Notes, fmt.Sprintf("%s: same-signal join: %d of %d samples joined once wrapped (%.1f%%), %d of our %d signals (%.1f%%); %d before ours, %d shed; clock offset %.1f µs, gap p99 %.1f µs",
