@@ -167,3 +167,50 @@ func TestInjectedFaultsNotCompared(t *testing.T) {
 	assert.Equal(t, uint64(1), m[Agree])
 	assert.Equal(t, uint64(1), m[BFailed], "an error without an injected fault is the walker's")
 }
+
+// A stack that repeats itself (down1/down2 recursion, each nmethod of down1 with down2, down1
+// and down2 inlined): ASGCT's call-site rule reads the top compiled frame with four scopes
+// where vmstructs' exact PcDesc has two; the names line up until one walk runs out two frames
+// before the other, fifty frames down. Below the flagged top frame the walks are the same, so
+// it is the rule's doing. A walk that differs anywhere below it, or whose frame in its place
+// is another method's, stays differ:frame.
+func TestCallsiteRuleOnARepeatingStack(t *testing.T) {
+	const down1, down2, work = 1, 2, 3
+	inl := func(m, bci int64) samplelog.Frame {
+		return samplelog.Frame{Method: uint64(m), Bci: int32(bci), Type: samplelog.FrameInlined}
+	}
+	cmp := func(m, bci int64) samplelog.Frame {
+		return samplelog.Frame{Method: uint64(m), Bci: int32(bci), Type: samplelog.FrameCompiled}
+	}
+	walk := func(walker uint16, top []samplelog.Frame, physical int) *samplelog.Record {
+		r := &samplelog.Record{Walker: walker, Tid: 1, Sample: 1}
+		r.Frames = append(r.Frames, top...)
+		for i := 0; i < physical; i++ {
+			r.Frames = append(r.Frames, inl(down2, 20), inl(down1, 24), inl(down2, 20), cmp(down1, 24))
+		}
+		r.Frames = append(r.Frames, samplelog.Frame{Method: work, Bci: 91, Type: samplelog.FrameInterpreted})
+		r.Result = int32(len(r.Frames))
+		return r
+	}
+	vs := walk(1, []samplelog.Frame{inl(down2, 73), cmp(down1, 24)}, 12)
+	vs.Flags |= samplelog.FlagCallsiteTop
+	asgct := walk(0, []samplelog.Frame{{Method: down2, Bci: 73}, {Method: down1, Bci: 24}, {Method: down2, Bci: 20}, {Method: down1, Bci: 24}}, 12)
+	class, at := Compare(asgct, vs)
+	assert.Equal(t, Frame, class)
+	assert.Equal(t, 50, at, "the names line up for fifty frames")
+	class, _ = classifyPair(asgct, vs)
+	assert.Equal(t, CallsiteRule, class)
+
+	deeper := walk(0, []samplelog.Frame{{Method: down2, Bci: 73}, {Method: down1, Bci: 24}, {Method: down2, Bci: 20}, {Method: down1, Bci: 24}}, 12)
+	deeper.Frames[30].Bci = 21 // a caller's bci differs below the top frame
+	class, _ = classifyPair(deeper, vs)
+	assert.Equal(t, Frame, class)
+
+	other := walk(0, []samplelog.Frame{{Method: down2, Bci: 73}, {Method: down1, Bci: 24}, {Method: down2, Bci: 20}, {Method: work, Bci: 24}}, 12)
+	class, _ = classifyPair(other, vs)
+	assert.Equal(t, Frame, class, "the frame in the top frame's place is another method's")
+
+	unflagged := walk(1, []samplelog.Frame{inl(down2, 73), cmp(down1, 24)}, 12)
+	class, _ = classifyPair(asgct, unflagged)
+	assert.Equal(t, Frame, class, "no flag, no rule")
+}
