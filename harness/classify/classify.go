@@ -22,8 +22,9 @@ const (
 	ReasonUnresolved  = "unresolved_method"
 	ReasonBciRange    = "bci_out_of_range" // bci past the method's last bytecode
 	ReasonBciNegative = "negative_bci"     // bci < 0 on a non-native method
-	// bci -1 on a compiled or unknown-tier frame: kept apart to learn whether walkers
-	// report it for frames whose pc has no debug info.
+	// bci -1 on a compiled or unknown-tier frame below the top whose callee is not one the VM
+	// calls (VMCalled): HotSpot's InvocationEntryBci, legitimate only at the top or under an
+	// upcall from the method's entry.
 	ReasonBciMinusOne = "bci_-1_compiled"
 	ReasonFrameType   = "bad_frame_type" // a type no walker defines
 	// The frame-validity oracle, from the methods' bytecode (the agent's B lines): these two
@@ -205,9 +206,13 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			continue
 		}
 		top := i == first
-		if reason == "" && !(top && f.Bci == -1 && f.Type != samplelog.FrameInterpreted) {
-			// A top frame at bci -1 is a method caught in its prologue (HotSpot's
-			// InvocationEntryBci): legitimate; anywhere below the top it cannot be right.
+		if reason == "" && !(f.Bci == -1 && f.Type != samplelog.FrameInterpreted && (top || VMCalled(callee))) {
+			// A compiled frame at bci -1 is at HotSpot's InvocationEntryBci (the method's entry,
+			// or a synchronized method's lock): a top frame caught in its prologue, or a caller
+			// the VM called out of from its entry (an entry trap such as C2's class-initialisation
+			// barrier loading or initialising a class: groovy/17 with -Xcomp, Main.create @-1
+			// under ClassLoader.loadClass, 62 vmstructs walks in 5 s). Below the top with any
+			// other frame above, it cannot be right.
 			reason = bciProblem(f, m)
 			if reason == "" {
 				reason = frameValidity(f, m, top, callee)

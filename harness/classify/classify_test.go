@@ -27,6 +27,7 @@ const (
 	recurse     = 0x107 // app.Rec.recurse(I)I, max bci 20
 	nativeSleep = 0x108 // java.lang.Thread.sleep0(J)V, native
 	noBci       = 0x109 // app.Abs.f()V, max bci unknown
+	loadClass   = 0x10a // java.lang.ClassLoader.loadClass(String)Class: the VM calls it
 	unknownID   = 0xdead
 )
 
@@ -43,6 +44,7 @@ func testTable() *methods.Table {
 		"M\t0x107\tLapp/Rec;\trecurse\t(I)I\t20\ts",
 		"M\t0x108\tLjava/lang/Thread;\tsleep0\t(J)V\t-1\tnst",
 		"M\t0x109\tLapp/Abs;\tf\t()V\t-1\t-",
+		"M\t0x10a\tLjava/lang/ClassLoader;\tloadClass\t(Ljava/lang/String;)Ljava/lang/Class;\t30\t-",
 	} {
 		m, err := methods.ParseLine(line)
 		if err != nil {
@@ -119,6 +121,9 @@ func TestClassify(t *testing.T) {
 		{name: "bci -1 below the top, unknown tier", frames: []samplelog.Frame{f(recurse, 1), f(recurse, -1), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciMinusOne},
 		{name: "bci -1 below the top, compiled", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciMinusOne},
 		{name: "bci -1 below the top, inlined", frames: []samplelog.Frame{f(recurse, 1), typed(recurse, -1, samplelog.FrameInlined), f(threadRun, 1)}, class: walkclass.Invalid, reason: ReasonBciMinusOne},
+		// groovy/17 -Xcomp: Main.create @-1 [compiled] under ClassLoader.loadClass, the VM loading a
+		// class from the method's entry trap (C2's class-initialisation barrier)
+		{name: "bci -1 below a VM upcall", frames: []samplelog.Frame{typed(loadClass, 3, samplelog.FrameCompiled), typed(recurse, -1, samplelog.FrameCompiled), f(threadRun, 1)}, class: walkclass.OK},
 		{name: "native-only walk from a native unwinder", frames: []samplelog.Frame{typed(0x7f00, -1, samplelog.FrameCPP), typed(0x7f10, -1, samplelog.FrameCPP)}, class: walkclass.OK},
 		{name: "native method reports -3", frames: []samplelog.Frame{typed(nativeSleep, -3, samplelog.FrameNative), f(threadRun, 1)}, class: walkclass.OK},
 		{name: "unknown max bci", frames: []samplelog.Frame{f(noBci, 5000), f(threadRun, 1)}, class: walkclass.OK},
