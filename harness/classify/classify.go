@@ -206,13 +206,16 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 			continue
 		}
 		top := i == first
-		if reason == "" && !(f.Bci == -1 && f.Type != samplelog.FrameInterpreted && (top || VMCalled(callee))) {
+		if reason == "" && !(f.Bci == -1 && f.Type != samplelog.FrameInterpreted && (top || VMCalled(callee) || inTopScopes(r.Frames, first, i))) {
 			// A compiled frame at bci -1 is at HotSpot's InvocationEntryBci (the method's entry,
 			// or a synchronized method's lock): a top frame caught in its prologue, or a caller
 			// the VM called out of from its entry (an entry trap such as C2's class-initialisation
 			// barrier loading or initialising a class: groovy/17 with -Xcomp, Main.create @-1
-			// under ClassLoader.loadClass, 62 vmstructs walks in 5 s). Below the top with any
-			// other frame above, it cannot be right.
+			// under ClassLoader.loadClass, 62 vmstructs walks in 5 s), or the outer scope of
+			// the top compiled frame, whose debug information (with DebugNonSafepoints) places
+			// the inlined callee's code at the method's entry (xalan/11: ConcurrentHashMap.get
+			// @-1 under an inlined String.equals @45, ASGCT and vmstructs alike). Below the top
+			// physical frame with any other frame above, it cannot be right.
 			reason = bciProblem(f, m)
 			if reason == "" {
 				reason = frameValidity(f, m, top, callee)
@@ -221,7 +224,7 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 		if reason == "" && above != nil && continuationGap(m, above) {
 			reason = ReasonContinuationGap
 		}
-		if reason == "" && !top {
+		if reason == "" && !top && f.Bci != -1 { // bci -1 passes by its place in the walk, not the pair
 			passed[next] = passedFrame{*f, m, callee, above}
 			next = (next + 1) % memoSlots
 		}
@@ -246,6 +249,21 @@ func (c *Classifier) classify(w *walker, r *samplelog.Record) (class, reason str
 		return walkclass.TruncatedDepth, "", nil
 	}
 	return walkclass.TruncatedShort, "", nil
+}
+
+// inTopScopes: frame i belongs to the top physical frame, every Java frame above it from
+// first on being one of its inlined scopes; for a walker that gives no frame types (ASGCT)
+// only the top frame's own caller counts.
+func inTopScopes(fs []samplelog.Frame, first, i int) bool {
+	if i == first+1 && uint32(fs[first].Type) == samplelog.FrameJava {
+		return true
+	}
+	for k := first; k < i; k++ {
+		if uint32(fs[k].Type) != samplelog.FrameInlined {
+			return false
+		}
+	}
+	return i > first
 }
 
 // bciProblem checks a resolved frame's bci against its method. Native methods have no
