@@ -292,17 +292,23 @@ func agreementColumn(c *store.Cell) string {
 			if sf := c.Differential[p][store.FrameSigframe]; sf > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it in a signal handler already running, as HotSpot's for an implicit null check)", pct(sf, frame, 0))
 			}
+			if rd := c.Differential[p][store.FrameRedefined]; rd > 0 && frame > 0 {
+				s += fmt.Sprintf(" (%s of it a redefined method's interpreted frame skipped)", pct(rd, frame, 0))
+			}
 			if mh := c.Differential[p][store.FrameMHLinker]; mh > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it a method-handle linker named invokeBasic)", pct(mh, frame, 0))
 			}
-			if inv, deopt, unwalked := c.TheirInvalid(p); inv > 0 {
+			if t := c.TheirInvalid(p); t.Invalid > 0 {
 				if n := c.Differential[p][differential.Samples]; n > 0 {
-					s += fmt.Sprintf(", %s's samples invalid by bytecode %s", strings.SplitN(p, "~", 2)[0], pct(inv, n, 2))
-					if deopt > 0 {
-						s += fmt.Sprintf(" (%s of it past or in deoptimization)", pct(deopt, inv, 0))
-					}
-					if unwalked > 0 {
-						s += fmt.Sprintf(" (%s of it where no walk of ours got through)", pct(unwalked, inv, 0))
+					s += fmt.Sprintf(", %s's samples invalid by bytecode %s", strings.SplitN(p, "~", 2)[0], pct(t.Invalid, n, 2))
+					for _, part := range []struct {
+						n    uint64
+						what string
+					}{{t.Deopt, "past or in deoptimization"}, {t.Redefined, "in redefined methods"},
+						{t.Unwalked, "where no walk of ours got through"}} {
+						if part.n > 0 {
+							s += fmt.Sprintf(" (%s of it %s)", pct(part.n, t.Invalid, 0), part.what)
+						}
 					}
 				}
 			}

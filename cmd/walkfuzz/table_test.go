@@ -14,6 +14,7 @@ import (
 
 	"github.com/walkfuzz/walkfuzz/harness/differential"
 	"github.com/walkfuzz/walkfuzz/harness/join"
+	"github.com/walkfuzz/walkfuzz/harness/outproc/apsession"
 	"github.com/walkfuzz/walkfuzz/harness/store"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 )
@@ -187,8 +188,12 @@ func TestJoinPairAgreement(t *testing.T) {
 	inv := store.TheirInvalidPrefix
 	c = store.Cell{Differential: map[string]map[string]uint64{"ap:vm~vmstructs": {differential.Samples: 100, "both_ok": 90, differential.Agree: 80,
 		inv + "caller_not_invoke": 6, inv + "caller_not_invoke" + store.TheirLazyDeopt: 4, inv + "caller_target": 4,
-		inv + "caller_target" + store.TheirDeopting: 1, inv + "caller_target" + store.TheirOursFailed: 2}}}
-	invalid, deopt, unwalked := c.TheirInvalid("ap:vm~vmstructs")
-	assert.Equal(t, [3]uint64{10, 5, 2}, [3]uint64{invalid, deopt, unwalked})
-	assert.Contains(t, agreementColumn(&c), "ap:vm's samples invalid by bytecode 10.00% (50% of it past or in deoptimization) (20% of it where no walk of ours got through)")
+		inv + "caller_target" + store.TheirDeopting: 1, inv + "caller_target" + store.TheirOursFailed: 2, inv + "caller_not_invoke" + store.TheirRedefined: 1}}}
+	parts := c.TheirInvalid("ap:vm~vmstructs")
+	assert.Equal(t, store.TheirInvalidParts{Invalid: 10, Deopt: 5, Redefined: 1, Unwalked: 2}, parts)
+	assert.Equal(t, uint64(6), parts.Attributed())
+	assert.Contains(t, agreementColumn(&c), "ap:vm's samples invalid by bytecode 10.00% (50% of it past or in deoptimization) (10% of it in redefined methods) (20% of it where no walk of ours got through)")
+	assert.Equal(t, join.RedefinedSuffix, store.TheirRedefined)
+	assert.Equal(t, differential.Frame+join.RedefinedSuffix, store.FrameRedefined)
+	assert.Equal(t, apsession.RedefinedPart, store.TheirRedefined)
 }

@@ -89,14 +89,16 @@ func (j *Judge) AddRecord(r *samplelog.Record) {
 }
 
 // AddSample takes one profiler sample.
-func (j *Judge) AddSample(s *asyncprofiler.Sample) { j.AddJudgedSample(s, "") }
+func (j *Judge) AddSample(s *asyncprofiler.Sample) { j.AddJudgedSample(s, "", "") }
 
 // AddJudgedSample takes one profiler sample and its class by the profiler session's own judge
-// (Walk.Class), so the pairs can say on which signals its invalid samples fell.
-func (j *Judge) AddJudgedSample(s *asyncprofiler.Sample, class string) {
+// (Walk.Class), so the pairs can say on which signals its invalid samples fell, and the known
+// cause that judge saw in the sample itself (Walk.ClassPart: a misfit frame in a redefined
+// method), "" when none.
+func (j *Judge) AddJudgedSample(s *asyncprofiler.Sample, class, part string) {
 	j.theirs = append(j.theirs, Sample{TID: s.TID, Time: s.Time.UnixNano()})
 	w := FromProfiler(s, j.names, j.depth)
-	w.Class = class
+	w.Class, w.ClassPart = class, part
 	j.their = append(j.their, w)
 }
 
@@ -164,6 +166,7 @@ func (j *Judge) Finish(w Window) Report {
 			}
 			var tags []string // the example's class: the pair's class and the suffixes counted for it
 			tag := func(suffix string) { tags = append(tags, suffix) }
+			redefinedTop := j.redefinedTop(a, j.walks[p.Ours])
 			if class == differential.Frame && topEdge {
 				m[class+TopEdgeSuffix]++
 				tag(TopEdgeSuffix)
@@ -176,6 +179,10 @@ func (j *Judge) Finish(w Window) Report {
 					invalid += LazyDeoptSuffix
 				case slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == DeoptingCode }):
 					invalid += DeoptingSuffix
+				case a.ClassPart != "":
+					invalid += a.ClassPart
+				case redefinedTop:
+					invalid += RedefinedSuffix
 				case !slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == "" && w.Frames != nil }):
 					invalid += OursFailedSuffix
 				}
@@ -203,6 +210,10 @@ func (j *Judge) Finish(w Window) Report {
 			if class == differential.Frame && callsite {
 				m[class+CallsiteSuffix]++
 				tag(CallsiteSuffix)
+			}
+			if class == differential.Frame && redefinedTop {
+				m[class+RedefinedSuffix]++
+				tag(RedefinedSuffix)
 			}
 			apart(adapter, AdapterSuffix)
 			switch class {
@@ -239,6 +250,30 @@ func (j *Judge) Finish(w Window) Report {
 		rep.Differential[pair] = m
 	}
 	return rep
+}
+
+// redefinedTop: the profiler's walk theirs is one of ours with our top frame, an interpreted
+// frame of a redefined method at an invoke, replaced by that invoke's callee at bci 0
+// (RedefinedSuffix).
+func (j *Judge) redefinedTop(theirs Walk, ours []Walk) bool {
+	if len(theirs.Frames) == 0 || theirs.Frames[0].Bci != 0 || uint32(theirs.Frames[0].Type) != samplelog.FrameInterpreted {
+		return false
+	}
+	key := j.names.Key(theirs.Frames[0].Method)
+	name := key
+	if i := strings.IndexByte(name, '('); i >= 0 {
+		name = name[:i]
+	}
+	name = name[strings.LastIndexByte(name, '.')+1:]
+	for _, w := range ours {
+		if w.TopInvokes == "" || !w.TopRedefined || len(w.Frames) != len(theirs.Frames) || !sameMethods(theirs.Frames[1:], w.Frames[1:]) {
+			continue
+		}
+		if w.TopInvokes == methods.AnyTarget || w.TopInvokes == name {
+			return true
+		}
+	}
+	return false
 }
 
 // ExamplesPerClass is how many joined pairs Report.Examples keeps of each pair's class.

@@ -87,12 +87,12 @@ func NewKnownStack(jg *Judge) *KnownStack {
 
 // AddSample takes one profiler sample and gives it to the Judge. The agent's records must
 // all be in (Judge.AddRecord) by the first call: they say which samples can be tagged.
-func (k *KnownStack) AddSample(s *asyncprofiler.Sample) { k.AddJudgedSample(s, "") }
+func (k *KnownStack) AddSample(s *asyncprofiler.Sample) { k.AddJudgedSample(s, "", "") }
 
 // AddJudgedSample is AddSample with the sample's class by the session's judge
 // (Judge.AddJudgedSample).
-func (k *KnownStack) AddJudgedSample(s *asyncprofiler.Sample, class string) {
-	k.jg.AddJudgedSample(s, class)
+func (k *KnownStack) AddJudgedSample(s *asyncprofiler.Sample, class, part string) {
+	k.jg.AddJudgedSample(s, class, part)
 	if k.tagged == nil {
 		k.tagged = map[int64][]int64{}
 		for _, sig := range k.jg.signals {

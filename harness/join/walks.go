@@ -131,6 +131,15 @@ type Walk struct {
 	// method table, frame validity by bytecode, the roots), when the session gave it
 	// (Judge.AddJudgedSample); empty for our walks.
 	Class string
+	// TopInvokes: for our walk whose top frame is interpreted and at an invoke, the name of the
+	// method that invoke calls (methods.AnyTarget for a signature-polymorphic one), from the
+	// run's constant pools; empty otherwise. TopRedefined: that top frame's method was
+	// redefined during the run (methods.Method.Redefined). See RedefinedSuffix.
+	TopInvokes   string
+	TopRedefined bool
+	// ClassPart: the known cause the session's judge saw in the sample itself, as a suffix for
+	// TheirInvalidPrefix counts (apsession.RedefinedPart: ":redefined"); empty otherwise.
+	ClassPart string
 	// Top: where the walk began when our vmstructs walker ran with WALKFUZZ_VMSTRUCTS_TOP
 	// (a development aid): the code blob's name (8 bytes at most) and how it read the top
 	// frame, e.g. "I2C/C2I/10"; empty otherwise.
@@ -161,6 +170,12 @@ func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int
 		key := "?" // a jmethodID the table does not name: it cannot match any frame
 		if m, ok := tab.Lookup(f.Method); ok {
 			key = n.methodKey(m.Internal, m.Name, m.Sig)
+		}
+		if len(w.Frames) == 0 && f.Type == samplelog.FrameInterpreted {
+			if m := tab.Get(f.Method); m != nil && m.Code != nil {
+				w.TopInvokes, _ = m.Code.InvokeTarget(f.Bci)
+				w.TopRedefined = m.Redefined
+			}
 		}
 		w.Frames = append(w.Frames, Frame{Method: n.id(key), Bci: f.Bci, Native: f.Type == samplelog.FrameNative, Type: uint8(f.Type)})
 	}
@@ -365,6 +380,18 @@ const DeoptingSuffix = ":deopting"
 // under -Xcomp, where the main thread runs class initialisers through runtime stubs our
 // vmstructs walker breaks at (break_stub) and ASGCT returns unknown_Java.
 const OursFailedSuffix = ":ours_failed"
+
+// RedefinedSuffix marks a pair (differ:frame, and the profiler's invalid samples) where the
+// profiler's walk is ours with our top frame, an interpreted frame of a method redefined during
+// the run, replaced by the method its invoke calls, at bci 0. async-profiler's walker refuses
+// such a frame's method (its jmethodID points at the new version, the frame holds the old
+// Method*), falls back to the Method* in rbx, which the interpreter's invoke has loaded with
+// the callee, and unwinds from the frame: the redefined caller is skipped (the ledger's
+// ap-redefined-interpreted; calls/17 -Xint with a redefinition every 20 ms, 793 such pairs in
+// 4 s, none without the redefinitions). The session's judge gives the same suffix to an
+// invalid sample whose misfit frame is itself in a redefined method
+// (apsession.RedefinedPart).
+const RedefinedSuffix = ":redefined"
 
 // NativeTopSuffix marks the profiler's give-ups (first_failed) where our walk's top Java frame
 // is a native method: first_failed:native_top.

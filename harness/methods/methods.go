@@ -35,6 +35,9 @@ type Method struct {
 	// Earlier: the bytecode of versions before a redefinition listed the method again under
 	// the same id (MaxBci is then the largest over all versions).
 	Earlier []*Code
+	// Redefined: the agent listed the method again under the same id (its class redefined or
+	// retransformed during the run), whatever the new version's bytecode.
+	Redefined bool
 }
 
 // String is the method as a Java programmer reads it: java.lang.Thread.run()V.
@@ -253,6 +256,7 @@ func (t *Table) Add(m Method) {
 		m.MaxBci = max(m.MaxBci, old.MaxBci)
 		m.Earlier = old.Earlier
 		m.Swept = m.Swept || old.Swept // a swept class listed again (redefined, or raced by its ClassPrepare)
+		m.Redefined = true
 		if old.Code != nil && !slices.ContainsFunc(m.Earlier, func(c *Code) bool { return bytes.Equal(c.Bytes, old.Code.Bytes) }) {
 			m.Earlier = append(m.Earlier, old.Code)
 		}
@@ -329,6 +333,16 @@ func (t *Table) ByKey() map[string]uint64 {
 		out[m.Key()] = id
 	}
 	return out
+}
+
+// Each calls fn with every method of the table (each id's latest version), in no order.
+func (t *Table) Each(fn func(*Method)) {
+	if t == nil {
+		return
+	}
+	for _, m := range t.byID {
+		fn(m)
+	}
 }
 
 // Len is the number of methods.

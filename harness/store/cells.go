@@ -321,28 +321,48 @@ const (
 	TheirLazyDeopt     = ":lazy_deopt"
 	TheirDeopting      = ":deopting"
 	TheirOursFailed    = ":ours_failed"
+	// TheirRedefined: the misfit frame is a method of a class redefined during the run, or the
+	// profiler skipped our top frame, a redefined method's (harness/join's RedefinedSuffix; the
+	// ledger's ap-redefined-interpreted).
+	TheirRedefined = ":redefined"
 )
 
-// TheirInvalid is, for a same-signal pair, the joined samples the profiler's judge found
-// invalid by bytecode, those of them attributed to frames pending or in deoptimization, and
-// those on signals none of our walkers walked.
-func (c *Cell) TheirInvalid(pair string) (invalid, deopt, unwalked uint64) {
+// FrameRedefined: the differ:frame pairs where the profiler skipped our top frame, an
+// interpreted frame of a redefined method, naming its callee instead (harness/join's
+// RedefinedSuffix; the ledger's ap-redefined-interpreted).
+const FrameRedefined = "differ:frame:redefined"
+
+// TheirInvalidParts is, for a same-signal pair, the joined samples the profiler's judge found
+// invalid by bytecode and the parts of them attributed: to frames pending or in deoptimization,
+// to redefined methods, and those on signals none of our walkers walked (not attributed).
+type TheirInvalidParts struct {
+	Invalid, Deopt, Redefined, Unwalked uint64
+}
+
+// Attributed is the part explained by a ledger entry.
+func (p TheirInvalidParts) Attributed() uint64 { return p.Deopt + p.Redefined }
+
+// TheirInvalid adds up a pair's TheirInvalidPrefix counts.
+func (c *Cell) TheirInvalid(pair string) TheirInvalidParts {
+	var p TheirInvalidParts
 	for k, n := range c.Differential[pair] {
 		reason, ok := strings.CutPrefix(k, TheirInvalidPrefix)
 		if !ok {
 			continue
 		}
 		_, part, split := strings.Cut(reason, ":")
-		switch {
+		switch part = ":" + part; {
 		case !split:
-			invalid += n
-		case ":"+part == TheirLazyDeopt, ":"+part == TheirDeopting:
-			deopt += n
-		case ":"+part == TheirOursFailed:
-			unwalked += n
+			p.Invalid += n
+		case part == TheirLazyDeopt, part == TheirDeopting:
+			p.Deopt += n
+		case part == TheirRedefined:
+			p.Redefined += n
+		case part == TheirOursFailed:
+			p.Unwalked += n
 		}
 	}
-	return invalid, deopt, unwalked
+	return p
 }
 
 // FrameAdapter and FirstFailedAdapter: the differ:frame pairs and a profiler's give-ups on a

@@ -56,6 +56,10 @@ type Judge struct {
 	// (callee <- caller@bci): the notes name the commonest.
 	Unknown, Short, Misfit map[string]uint64
 	Notes                  []string
+
+	misfitRedefined bool // the sample being judged has its misfit frame in a redefined method
+	// redefined: the keys (as code's) of methods the agent listed again under one id.
+	redefined map[string]bool
 }
 
 // NewJudge judges against the run's method table and roots.txt and the profiler's depth.
@@ -73,6 +77,12 @@ func NewJudge(methodTable, rootsFile string, depth int) *Judge {
 		j.Notes = append(j.Notes, "no method table: frames are not checked against it (no invalid class)")
 		return j
 	}
+	j.redefined = map[string]bool{}
+	t.Each(func(m *methods.Method) {
+		if m.Redefined {
+			j.redefined[hiddenFree(m.Key())] = true
+		}
+	})
 	for k, id := range t.ByKey() {
 		m, _ := t.Lookup(id)
 		j.known[hiddenFree(k)] = m.Static
@@ -110,17 +120,34 @@ var anonSuffix = regexp.MustCompile(`/[0-9]+(\.[^./]+\()`)
 
 // Add judges one sample; it returns its class, "" for a sample of no Java walk.
 func (j *Judge) Add(s *asyncprofiler.Sample) string {
-	class := j.classify(s)
+	class, _ := j.AddAttributed(s)
+	return class
+}
+
+// RedefinedPart marks an invalid sample whose misfit frame is a method of a class redefined
+// during the run (the agent listed it again under its id, methods.Method.Redefined): async-profiler
+// reads such an interpreted frame against the wrong version of the method (the ledger's
+// ap-redefined-interpreted; on JDK 11 with a bci no version of it has).
+const RedefinedPart = join.RedefinedSuffix
+
+// AddAttributed is Add that also says which known cause an invalid sample's misfit frame
+// points at (RedefinedPart), "" when none.
+func (j *Judge) AddAttributed(s *asyncprofiler.Sample) (class, part string) {
+	j.misfitRedefined = false
+	class = j.classify(s)
+	if j.misfitRedefined && strings.HasPrefix(class, walkclass.InvalidPrefix) {
+		part = RedefinedPart
+	}
 	if class == unnamedRoot {
 		j.UnnamedRoot++
-		return ""
+		return "", ""
 	}
 	if class == "" {
 		j.NotJava++
-		return ""
+		return "", ""
 	}
 	j.Classes[class]++
-	return class
+	return class, part
 }
 
 func (j *Judge) classify(s *asyncprofiler.Sample) string {
@@ -203,6 +230,7 @@ func (j *Judge) validity(s *asyncprofiler.Sample) string {
 				above = callee.Internal + "." + callee.Name
 			}
 			j.Misfit[fmt.Sprintf("%s %s <- %s.%s@%d", reason, above, f.Class, f.Name, f.Bci)]++
+			j.misfitRedefined = j.redefined[hiddenFree(c+"."+n+f.Descriptor)]
 			return reason
 		}
 		callee, top = m, false

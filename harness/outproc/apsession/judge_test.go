@@ -111,3 +111,32 @@ func TestHiddenFree(t *testing.T) {
 	assert.Equal(t, "w/Main$$Lambda.run()V", hiddenFree("w/Main$$Lambda.0x0000000801001a00.run()V"))
 	assert.Equal(t, "w/V2.run(Ljava/util/List;)V", hiddenFree("w/V2.run(Ljava/util/List;)V"), "a class named with digits is not a suffix")
 }
+
+// A misfit frame in a method whose class the run redefined (the method table lists it again
+// with other bytecode) is attributed to the redefinition (the ledger's ap-redefined-interpreted):
+// the sample's class stays invalid:<reason>, AddAttributed says why.
+func TestJudgeAttributesRedefinedMisfits(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "methods.tsv")
+	roots := filepath.Join(dir, "roots.txt")
+	// run, then redefined: 0 aload_0 1 aload_0 2 invokevirtual #1 5 return; step never redefined
+	assert.NoError(t, os.WriteFile(table, []byte("P\tLw/Work;\t1=step\n"+
+		"M\t0x1\tLw/Work;\trun\t()V\t4\tt\nB\t0x1\t2ab60001b1\n"+
+		"M\t0x2\tLw/Work;\tstep\t(I)V\t3\t-\nB\t0x2\t100557b1\n"+
+		"P\tLw/Work;\t1=step\n"+
+		"M\t0x1\tLw/Work;\trun\t()V\t5\tt\nB\t0x1\t2a2ab60001b1\n"), 0o644))
+	assert.NoError(t, os.WriteFile(roots, nil, 0o644))
+	at := func(f asyncprofiler.Frame, bci int) asyncprofiler.Frame { f.Bci = bci; return f }
+	run := java("w/Work", "run", "()V", 0)
+	step := java("w/Work", "step", "(I)V", 0)
+	j := NewJudge(table, roots, 8)
+	class, part := j.AddAttributed(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{at(step, 2), at(run, 9)}})
+	assert.Equal(t, walkclass.InvalidPrefix+"caller_not_invoke", class)
+	assert.Equal(t, RedefinedPart, part, "run was redefined")
+	class, part = j.AddAttributed(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{at(step, 1), at(run, 2)}})
+	assert.Equal(t, walkclass.InvalidPrefix+"bci_not_instruction", class)
+	assert.Equal(t, "", part, "step was not")
+	class, part = j.AddAttributed(&asyncprofiler.Sample{Frames: []asyncprofiler.Frame{at(step, 2), at(run, 1)}})
+	assert.Equal(t, walkclass.OK, class, "bci 1 invokes step in the first version")
+	assert.Equal(t, "", part)
+}

@@ -140,7 +140,8 @@ func (s *Session) Finish(env *outproc.Env, jvmOutput string) outproc.Result {
 	var first, last time.Time
 	byName := s.wrap.threadsByName(env)
 	err := s.read(env, s.plan, func(smp *asyncprofiler.Sample) {
-		s.wrap.add(smp, j.Add(smp), byName)
+		class, part := j.AddAttributed(smp)
+		s.wrap.add(smp, class, part, byName)
 		if first.IsZero() || smp.Time.Before(first) {
 			first = smp.Time
 		}

@@ -70,7 +70,7 @@ func (w *wrapJoin) threadsByName(env *outproc.Env) map[string]int64 {
 	return by
 }
 
-func (w *wrapJoin) add(smp *asyncprofiler.Sample, class string, byName map[string]int64) {
+func (w *wrapJoin) add(smp *asyncprofiler.Sample, class, part string, byName map[string]int64) {
 	if w == nil || w.jg == nil {
 		return
 	}
@@ -79,7 +79,7 @@ func (w *wrapJoin) add(smp *asyncprofiler.Sample, class string, byName map[strin
 			smp.TID = tid
 		}
 	}
-	w.ks.AddJudgedSample(smp, class) // and to the Judge
+	w.ks.AddJudgedSample(smp, class, part) // and to the Judge
 }
 
 // finish joins and puts the join's figures and its pairs' differential into res.
