@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/walkfuzz/walkfuzz/harness/walkclass"
 	"github.com/walkfuzz/walkfuzz/walkers/asyncprofiler"
 )
@@ -68,20 +69,26 @@ func TestJudge(t *testing.T) {
 	assert.Contains(t, j.Summary("ap:vm")[0], "1 samples whose outermost Java frame")
 }
 
+// workTable writes a method table of class w/Work (run calls step through pool entry #1), then
+// more lines, and an empty roots file; it returns their paths.
+func workTable(t *testing.T, more string) (table, roots string) {
+	dir := t.TempDir()
+	table, roots = filepath.Join(dir, "methods.tsv"), filepath.Join(dir, "roots.txt")
+	require.NoError(t, os.WriteFile(table, []byte("P\tLw/Work;\t1=step\n"+
+		"M\t0x1\tLw/Work;\trun\t()V\t4\tt\nB\t0x1\t2ab60001b1\n"+
+		"M\t0x2\tLw/Work;\tstep\t(I)V\t3\t-\nB\t0x2\t100557b1\n"+more), 0o644))
+	require.NoError(t, os.WriteFile(roots, nil, 0o644))
+	return table, roots
+}
+
+func at(f asyncprofiler.Frame, bci int) asyncprofiler.Frame { f.Bci = bci; return f }
+
 // The frame-validity oracle on a profiler's samples, against the bytecode and pools the agent
 // wrote: Work.run's bci 1 invokes step (#1), bci 4 is no invoke; step's bci 0 starts an
 // instruction, 1 is inside one.
 func TestJudgeFrameValidity(t *testing.T) {
-	dir := t.TempDir()
-	table := filepath.Join(dir, "methods.tsv")
-	roots := filepath.Join(dir, "roots.txt")
 	// run: 0 aload_0 1 invokevirtual #1 4 return; step: 0 bipush 5 2 pop 3 return; other: 0 return
-	assert.NoError(t, os.WriteFile(table, []byte("P\tLw/Work;\t1=step\n"+
-		"M\t0x1\tLw/Work;\trun\t()V\t4\tt\nB\t0x1\t2ab60001b1\n"+
-		"M\t0x2\tLw/Work;\tstep\t(I)V\t3\t-\nB\t0x2\t100557b1\n"+
-		"M\t0x3\tLw/Work;\tother\t()V\t0\t-\nB\t0x3\tb1\n"), 0o644))
-	assert.NoError(t, os.WriteFile(roots, nil, 0o644))
-	at := func(f asyncprofiler.Frame, bci int) asyncprofiler.Frame { f.Bci = bci; return f }
+	table, roots := workTable(t, "M\t0x3\tLw/Work;\tother\t()V\t0\t-\nB\t0x3\tb1\n")
 	run := java("w/Work", "run", "()V", 0)
 	step := java("w/Work", "step", "(I)V", 0)
 	other := java("w/Work", "other", "()V", 0)
@@ -116,17 +123,8 @@ func TestHiddenFree(t *testing.T) {
 // with other bytecode) is attributed to the redefinition (the ledger's ap-redefined-interpreted):
 // the sample's class stays invalid:<reason>, AddAttributed says why.
 func TestJudgeAttributesRedefinedMisfits(t *testing.T) {
-	dir := t.TempDir()
-	table := filepath.Join(dir, "methods.tsv")
-	roots := filepath.Join(dir, "roots.txt")
 	// run, then redefined: 0 aload_0 1 aload_0 2 invokevirtual #1 5 return; step never redefined
-	assert.NoError(t, os.WriteFile(table, []byte("P\tLw/Work;\t1=step\n"+
-		"M\t0x1\tLw/Work;\trun\t()V\t4\tt\nB\t0x1\t2ab60001b1\n"+
-		"M\t0x2\tLw/Work;\tstep\t(I)V\t3\t-\nB\t0x2\t100557b1\n"+
-		"P\tLw/Work;\t1=step\n"+
-		"M\t0x1\tLw/Work;\trun\t()V\t5\tt\nB\t0x1\t2a2ab60001b1\n"), 0o644))
-	assert.NoError(t, os.WriteFile(roots, nil, 0o644))
-	at := func(f asyncprofiler.Frame, bci int) asyncprofiler.Frame { f.Bci = bci; return f }
+	table, roots := workTable(t, "P\tLw/Work;\t1=step\nM\t0x1\tLw/Work;\trun\t()V\t5\tt\nB\t0x1\t2a2ab60001b1\n")
 	run := java("w/Work", "run", "()V", 0)
 	step := java("w/Work", "step", "(I)V", 0)
 	j := NewJudge(table, roots, 8)
