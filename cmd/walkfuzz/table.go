@@ -304,7 +304,8 @@ func agreementColumn(c *store.Cell) string {
 					for _, part := range []struct {
 						n    uint64
 						what string
-					}{{t.Deopt, "past or in deoptimization"}, {t.Redefined, "in redefined methods"},
+					}{{t.Shared, "the same walk as ours"}, {t.Deopt, "past or in deoptimization"}, {t.Redefined, "in redefined methods"},
+						{t.ASGCT, "at a compiled top frame's edge or ASGCT's call-site rule"},
 						{t.Unwalked, "where no walk of ours got through"}} {
 						if part.n > 0 {
 							s += fmt.Sprintf(" (%s of it %s)", pct(part.n, t.Invalid, 0), part.what)

@@ -194,6 +194,9 @@ func TestJoinPairAgreement(t *testing.T) {
 	assert.Equal(t, uint64(6), parts.Attributed())
 	assert.Contains(t, agreementColumn(&c), "ap:vm's samples invalid by bytecode 10.00% (50% of it past or in deoptimization) (10% of it in redefined methods) (20% of it where no walk of ours got through)")
 	assert.Equal(t, join.RedefinedSuffix, store.TheirRedefined)
+	assert.Equal(t, join.TopEdgeSuffix, store.TheirTopEdge)
+	assert.Equal(t, join.SharedSuffix, store.TheirShared)
+	assert.Equal(t, join.CallsiteSuffix, store.TheirCallsite)
 	assert.Equal(t, differential.Frame+join.RedefinedSuffix, store.FrameRedefined)
 	assert.Equal(t, apsession.RedefinedPart, store.TheirRedefined)
 }

@@ -175,6 +175,10 @@ func (j *Judge) Finish(w Window) Report {
 				m[TheirInvalidPrefix+a.Class]++
 				invalid := TheirInvalidPrefix + a.Class
 				switch {
+				case slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return sameWalk(a, w) }):
+					// Frame for frame the walk of ours: what the bytecode refuses, our reference
+					// read too (our walker's own column flags it), not the profiler's doing.
+					invalid += SharedSuffix
 				case lazyDeopt:
 					invalid += LazyDeoptSuffix
 				case slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == DeoptingCode }):
@@ -183,6 +187,14 @@ func (j *Judge) Finish(w Window) Report {
 					invalid += a.ClassPart
 				case redefinedTop:
 					invalid += RedefinedSuffix
+				case topEdge:
+					// A top frame caught at its prologue or epilogue: a walker that unwinds by
+					// frame size there reads a stale caller (asgct-epilogue-caller, for the
+					// profilers whose Java frames are ASGCT's).
+					invalid += TopEdgeSuffix
+				case callsite:
+					// ASGCT's call-site rule names another scope for the first frame.
+					invalid += CallsiteSuffix
 				case !slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == "" && w.Frames != nil }):
 					invalid += OursFailedSuffix
 				}

@@ -360,8 +360,31 @@ const TopEdgeSuffix = ":top_edge"
 // another method): theirs:invalid:caller_not_invoke, and again with LazyDeoptSuffix where our
 // walk of the signal passed a frame pending deoptimization, which a profiler reading the
 // patched pc names at bci 0 or at the next PcDesc's scope (the ledger's ap-deopt-caller-bci),
-// or with DeoptingSuffix where the thread was deoptimizing.
+// with DeoptingSuffix where the thread was deoptimizing, RedefinedSuffix for redefined methods,
+// TopEdgeSuffix and CallsiteSuffix where our walk noted a compiled top frame at its edge or
+// ASGCT's call-site rule (the ASGCT anomalies of ap:agct and ap:fp), OursFailedSuffix where no
+// walk of ours got through; the first that applies.
 const TheirInvalidPrefix = "theirs:"
+
+// SharedSuffix marks a profiler's invalid sample (TheirInvalidPrefix) that is frame for frame,
+// bcis included, a walk of ours of the same signal: the frames the bytecode refuses are what
+// our reference read too, and are judged in our walker's own column (h2/11 with C1 only and
+// Shenandoah: 23 walks where asgct, vmstructs and async-profiler 4.0 all named a compiled
+// method at its entry above a caller whose invoke calls another method).
+const SharedSuffix = ":shared"
+
+// sameWalk: both walked, the same methods and bcis, frame for frame.
+func sameWalk(a, b Walk) bool {
+	if a.Failed != "" || b.Failed != "" || len(a.Frames) == 0 || len(a.Frames) != len(b.Frames) {
+		return false
+	}
+	for i := range a.Frames {
+		if !sameMethod(a.Frames[i], b.Frames[i]) || a.Frames[i].Bci != b.Frames[i].Bci {
+			return false
+		}
+	}
+	return true
+}
 
 // DeoptingCode is the failure our walkers (vmstructs, and ASGCT's ticks_deopt) give for a
 // thread in the middle of deoptimizing: the deopt or uncommon-trap blob on its stack, its

@@ -44,6 +44,24 @@ func (c *Code) InvokeTarget(bci int32) (string, bool) {
 	return "", false
 }
 
+// SameCalls reports whether c and d are the same bytecode calling the same methods: equal bytes
+// and, at every invoke, the same target name. Two hidden classes of one name (the lambdas of
+// one outer class, spelled alike once their address is dropped) have the same bytes and call
+// different lambda bodies through the same pool index.
+func (c *Code) SameCalls(d *Code) bool {
+	if c == nil || d == nil || string(c.Bytes) != string(d.Bytes) {
+		return false
+	}
+	for bci := int32(0); int(bci) < len(c.Bytes); bci++ {
+		x, xok := c.InvokeTarget(bci)
+		y, yok := d.InvokeTarget(bci)
+		if xok != yok || x != y {
+			return false
+		}
+	}
+	return true
+}
+
 // parsePoolLine reads P\t<class signature>\t<index>=<name>;...
 func parsePoolLine(line string) (*Pool, error) {
 	f := strings.Split(line, "\t")

@@ -325,6 +325,14 @@ const (
 	// profiler skipped our top frame, a redefined method's (harness/join's RedefinedSuffix; the
 	// ledger's ap-redefined-interpreted).
 	TheirRedefined = ":redefined"
+	// TheirTopEdge and TheirCallsite: our walk noted a compiled top frame at its prologue or
+	// epilogue, or ASGCT's call-site rule (harness/join's TopEdgeSuffix, CallsiteSuffix: the
+	// ledger's asgct-epilogue-caller and asgct-callsite-rule, for ASGCT-based profilers).
+	TheirTopEdge  = ":top_edge"
+	TheirCallsite = ":callsite_rule"
+	// TheirShared: frame for frame a walk of ours of the same signal (harness/join's
+	// SharedSuffix): judged in our walker's column, not the profiler's doing.
+	TheirShared = ":shared"
 )
 
 // FrameRedefined: the differ:frame pairs where the profiler skipped our top frame, an
@@ -334,13 +342,14 @@ const FrameRedefined = "differ:frame:redefined"
 
 // TheirInvalidParts is, for a same-signal pair, the joined samples the profiler's judge found
 // invalid by bytecode and the parts of them attributed: to frames pending or in deoptimization,
-// to redefined methods, and those on signals none of our walkers walked (not attributed).
+// to redefined methods, the walks of ours frame for frame (Shared), to ASGCT's readings of a compiled top frame (at its edge, or by the
+// call-site rule), and those on signals none of our walkers walked (not attributed).
 type TheirInvalidParts struct {
-	Invalid, Deopt, Redefined, Unwalked uint64
+	Invalid, Shared, Deopt, Redefined, ASGCT, Unwalked uint64
 }
 
-// Attributed is the part explained by a ledger entry.
-func (p TheirInvalidParts) Attributed() uint64 { return p.Deopt + p.Redefined }
+// Attributed is the part explained: by a ledger entry, or as our reference's reading too.
+func (p TheirInvalidParts) Attributed() uint64 { return p.Shared + p.Deopt + p.Redefined + p.ASGCT }
 
 // TheirInvalid adds up a pair's TheirInvalidPrefix counts.
 func (c *Cell) TheirInvalid(pair string) TheirInvalidParts {
@@ -354,10 +363,14 @@ func (c *Cell) TheirInvalid(pair string) TheirInvalidParts {
 		switch part = ":" + part; {
 		case !split:
 			p.Invalid += n
+		case part == TheirShared:
+			p.Shared += n
 		case part == TheirLazyDeopt, part == TheirDeopting:
 			p.Deopt += n
 		case part == TheirRedefined:
 			p.Redefined += n
+		case part == TheirTopEdge, part == TheirCallsite:
+			p.ASGCT += n
 		case part == TheirOursFailed:
 			p.Unwalked += n
 		}
