@@ -302,8 +302,8 @@ func TestAsyncProfilerInvalidFramesAttributed(t *testing.T) {
 		workload, flags, seed string
 		parts                 []string
 	}{
-		{"deopt", "-Xcomp", "0x72", []string{join.LazyDeoptSuffix, join.DeoptingSuffix}},
-		{"calls", "-Xint", "0x1", []string{join.RedefinedSuffix}},
+		{"deopt", "-Xcomp", "0x72", []string{join.LazyDeoptSuffix, join.DeoptingSuffix, join.SharedSuffix}},
+		{"calls", "-Xint", "0x1", []string{join.RedefinedSuffix, join.SharedSuffix}},
 	} {
 		t.Run(tc.workload, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
@@ -332,7 +332,7 @@ func TestAsyncProfilerInvalidFramesAttributed(t *testing.T) {
 				}
 			}
 			t.Logf("ap:vm~vmstructs: %d joined samples invalid by bytecode, %d attributed, %d where no walk of ours got through, of %d", invalid, attributed, unwalked, m["samples"])
-			require.Greater(t, invalid, uint64(200), "%v", m)
+			require.Greater(t, invalid, uint64(100), "%v", m)
 			assert.Greater(t, float64(attributed)/float64(invalid-unwalked), 0.97, "%v", m)
 
 			var ex []struct {
@@ -349,6 +349,9 @@ func TestAsyncProfilerInvalidFramesAttributed(t *testing.T) {
 				}
 			}
 			assert.Greater(t, seen, 0, "examples of attributed invalid samples")
+			// The session's judge pools the versions of every method sharing a name (the loaders'
+			// copies of a redefined class): what our walkers read frame for frame it passes too.
+			assert.LessOrEqual(t, m[join.TheirInvalidPrefix+walkclass.InvalidPrefix+"caller_not_invoke"+join.SharedSuffix], uint64(10), "%v", m)
 		})
 	}
 }

@@ -39,8 +39,8 @@ type Judge struct {
 	// known holds every method of the run's method table by pkg/Class.name(sig), and whether
 	// it is static: the table's word, not the profiler's (JMC's reader gives no modifiers).
 	known map[string]bool
-	// code: the same keys' methods, for the frame-validity oracle (classify.FrameReason);
-	// nil for a key two methods of different bytecode share (hidden classes of one name).
+	// code: the same keys' methods, for the frame-validity oracle (classify.FrameReason), the
+	// versions of every method sharing a key pooled (addCode).
 	code    map[string]*methods.Method
 	depth   int
 	Classes map[string]uint64
@@ -82,10 +82,10 @@ func NewJudge(methodTable, rootsFile string, depth int) *Judge {
 			j.redefined[hiddenFree(m.Key())] = true
 		}
 	})
+	t.Each(func(m *methods.Method) { j.addCode(hiddenFree(m.Key()), m) })
 	for k, id := range t.ByKey() {
 		m, _ := t.Lookup(id)
 		j.known[hiddenFree(k)] = m.Static
-		j.addCode(hiddenFree(k), t.Get(id))
 		cls := strings.TrimSuffix(m.NameKey(), "."+m.Name)
 		if c, n := join.AccessorFree(cls, m.Name); c != cls {
 			j.known[hiddenFree(c+"."+n+m.Sig)] = m.Static // a generated accessor: its number dropped, as ddprof names it
@@ -192,18 +192,32 @@ func (j *Judge) classify(s *asyncprofiler.Sample) string {
 	return walkclass.TruncatedShort
 }
 
-// addCode keeps m under key for the frame-validity oracle, unless another method of other
-// bytecode, or of the same bytecode calling other methods, has the key too (two lambda classes
-// of one outer class: groovy/25, 101 samples of ap:vmx's in 6 s flagged caller_target where
-// the accept of one lambda class was judged by the other's pool).
+// addCode keeps m under key for the frame-validity oracle. Several methods share a key: the
+// copies of one class that other loaders define (the redefinition perturbation's RedefHot,
+// whose copies run version 1 or 2), and the hidden classes of one name (the lambdas of one outer
+// class: the same accept bytecode calling different bodies through one pool index). Their
+// versions are pooled: a bci passes when it fits any of them. Judging by the first method alone
+// flagged samples our own walkers read frame for frame (calls/17 -Xint with redefinitions: 3,548
+// caller_not_invoke at RedefHot.descend@23; groovy/25: 201 caller_target at a lambda's accept).
 func (j *Judge) addCode(key string, m *methods.Method) {
-	if old, ok := j.code[key]; ok {
-		if old == nil || !old.Code.SameCalls(m.Code) {
-			j.code[key] = nil
-		}
+	old, ok := j.code[key]
+	if !ok {
+		j.code[key] = m
 		return
 	}
-	j.code[key] = m
+	if old == nil || m == nil || m.Code == nil {
+		return
+	}
+	versions := append([]*methods.Code{old.Code}, old.Earlier...)
+	merged := *old
+	merged.Earlier = slices.Clone(old.Earlier)
+	for _, c := range append([]*methods.Code{m.Code}, m.Earlier...) {
+		if !slices.ContainsFunc(versions, c.SameCalls) {
+			merged.Earlier = append(merged.Earlier, c)
+			versions = append(versions, c)
+		}
+	}
+	j.code[key] = &merged
 }
 
 // validity judges each Java frame's bci against its method's bytecode as harness/classify
