@@ -302,8 +302,8 @@ func TestAsyncProfilerInvalidFramesAttributed(t *testing.T) {
 		workload, flags, seed string
 		parts                 []string
 	}{
-		{"deopt", "-Xcomp", "0x72", []string{join.LazyDeoptSuffix, join.DeoptingSuffix, join.SharedSuffix}},
-		{"calls", "-Xint", "0x1", []string{join.RedefinedSuffix, join.SharedSuffix}},
+		{"deopt", "-Xcomp", "0x72", []string{join.LazyDeoptSuffix, join.DeoptingSuffix, join.SharedSuffix, join.EntrySuffix}},
+		{"calls", "-Xint", "0x1", []string{join.RedefinedSuffix, join.SharedSuffix, join.EntrySuffix}},
 	} {
 		t.Run(tc.workload, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
@@ -354,4 +354,37 @@ func TestAsyncProfilerInvalidFramesAttributed(t *testing.T) {
 			assert.LessOrEqual(t, m[join.TheirInvalidPrefix+walkclass.InvalidPrefix+"caller_not_invoke"+join.SharedSuffix], uint64(10), "%v", m)
 		})
 	}
+}
+
+// At an interpreted method's entry reached from compiled code through the c2i adapter, with
+// frame pointers kept in compiled code, async-profiler's walker takes the callee from rbx and
+// unwinds from rbp, the compiled caller's frame pointer: the callee lands on the caller's
+// caller (deopt/21: Square.area @0 directly on Deopt.work @125, applyAsLong skipped, the
+// session's judge says caller_target). Our vmstructs walker breaks there and notes the method
+// entry; the join counts those samples as :method_entry (the ledger's ap-entry-caller), not as
+// signals nothing of ours explains. The episode is the demo's that showed it.
+func TestAsyncProfilerMethodEntryAttributed(t *testing.T) {
+	needAsyncProfiler(t)
+	if _, err := jdk.Pick(jdk.Discover(), "21"); err != nil {
+		t.Skipf("needs JDK 21: %v (run scripts/setup.sh)", err)
+	}
+	dir := t.TempDir()
+	ep := filepath.Join(dir, "ep.json")
+	require.NoError(t, os.WriteFile(ep, []byte(`{"seed":"0x7ace4729ac3ec665","workload":"deopt","workload_params":{"phase_ms":"410"},`+
+		`"walkers":["ap:vm","vmstructs"],"jdk":"21","jvm_flags":["-XX:+PreserveFramePointer","-Xmx1g"],`+
+		`"signals":{"mode":"cpu","interval_us":200,"jitter_pct":10,"signal":27,"pattern":"burst","target":"all","wrap":27},`+
+		`"perturbations":{"register_pct":0,"deopt_interval_ms":126},"threads":3,"duration_ms":6000,"depth":2048}`), 0o644))
+	out := filepath.Join(dir, "run")
+	stdout, stderr, code := walkfuzz(t, "run", "--episode", ep, "--out", out)
+	require.Equal(t, 0, code, "%s\n%s", stdout, stderr)
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	require.NoError(t, err)
+	var r profilerRun
+	require.NoError(t, json.Unmarshal(b, &r))
+	m := r.Differential["ap:vm~vmstructs"]
+	target := join.TheirInvalidPrefix + walkclass.InvalidPrefix + "caller_target"
+	entry, unwalked := m[target+join.EntrySuffix], m[target+join.OursFailedSuffix]
+	t.Logf("ap:vm~vmstructs: caller_target %d, of them in a method entry %d, where no walk of ours got through otherwise %d", m[target], entry, unwalked)
+	require.GreaterOrEqual(t, entry, uint64(5), "%v", m)
+	assert.LessOrEqual(t, unwalked*4, entry, "%v", m)
 }

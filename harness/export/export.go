@@ -45,6 +45,7 @@ var Findings = []Finding{
 	{"ap-redefined-interpreted", "anomaly", "async-profiler's cstack=vm breaking at interpreted frames of redefined methods (its issue #1661)", "async-profiler", ""},
 	{"ap-native-anchor", "anomaly", "async-profiler's cstack=vm losing the Java frames below native code it cannot unwind (4.3 and later; ddprof 1.22.0)", "async-profiler", ""},
 	{"ap-c2i-caller", "anomaly", "async-profiler's cstack=vm returning no Java frame in the c2i adapter (every release; most on JDK 21+; ddprof 1.22.0 too)", "async-profiler", ""},
+	{"ap-entry-caller", "anomaly", "async-profiler's cstack=vm putting an interpreted method caught in its entry on its compiled caller's caller (-XX:+PreserveFramePointer; 3.0-4.6, JDK 17+)", "async-profiler", ""},
 	{"ap-segv-mask", "anomaly", "async-profiler's crash handler letting its own profiling signal in at implicit null checks: the interrupted Java frame lost (4.3 and later)", "async-profiler", ""},
 	{"ap-mh-linker-name", "anomaly", "async-profiler's cstack=vm naming method-handle linker intrinsics MethodHandle.invokeBasic (ddprof 1.22.0 too)", "async-profiler", ""},
 	{"ddprof-vmx-upcall", "anomaly", "Datadog's java-profiler's cstack=vmx losing the Java frames below a VM call into Java", "ddprof", ""},

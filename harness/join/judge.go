@@ -159,10 +159,10 @@ func (j *Judge) Finish(w Window) Report {
 			m[class]++
 			// What our walks of the signal noted (vmstructs sets the notes; the stack is the
 			// signal's, whichever of our walkers this pair compares).
-			var lazyDeopt, adapter, callsite, sigframe, topEdge bool
+			var lazyDeopt, adapter, callsite, sigframe, topEdge, entry bool
 			for _, w := range j.walks[p.Ours] {
 				lazyDeopt, adapter, callsite = lazyDeopt || w.LazyDeopt, adapter || w.TopAdapter, callsite || w.CallsiteTop
-				sigframe, topEdge = sigframe || w.Sigframe, topEdge || w.TopEdge
+				sigframe, topEdge, entry = sigframe || w.Sigframe, topEdge || w.TopEdge, entry || w.TopEntry
 			}
 			var tags []string // the example's class: the pair's class and the suffixes counted for it
 			tag := func(suffix string) { tags = append(tags, suffix) }
@@ -196,7 +196,13 @@ func (j *Judge) Finish(w Window) Report {
 					// ASGCT's call-site rule names another scope for the first frame.
 					invalid += CallsiteSuffix
 				case !slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == "" && w.Frames != nil }):
-					invalid += OursFailedSuffix
+					if entry {
+						// A method entry none of our walkers could read: the profiler's
+						// fallback there (ap-entry-caller).
+						invalid += EntrySuffix
+					} else {
+						invalid += OursFailedSuffix
+					}
 				}
 				if invalid != TheirInvalidPrefix+a.Class {
 					m[invalid]++

@@ -123,6 +123,10 @@ type Walk struct {
 	// TopEdge: the top frame is compiled and was caught in its prologue or epilogue, its frame
 	// not allocated (samplelog.FlagTopEdge, set by our vmstructs walker).
 	TopEdge bool
+	// TopEntry: the signal caught the interpreter in a method's entry, the callee's Method* in
+	// rbx and no complete interpreter frame at rbp (samplelog.FlagTopEntry, set by our
+	// vmstructs walker, on a failed walk too).
+	TopEntry bool
 	// CallsiteTop: our walker resolved its first Java frame at a return address below a stub
 	// with the call site's own debug info, where ASGCT's rule takes the next PcDesc and a
 	// different scope (samplelog.FlagCallsiteTop, set by vmstructs).
@@ -150,12 +154,12 @@ type Walk struct {
 // through the run's method table. code names a negative result (the walker's codes table).
 func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int32) string, depth int) Walk {
 	if r.Result <= 0 {
-		return Walk{Failed: code(r.Result)}
+		return Walk{Failed: code(r.Result), TopEntry: r.Flags&samplelog.FlagTopEntry != 0}
 	}
 	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth,
 		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0, TopAdapter: r.Flags&samplelog.FlagTopAdapter != 0,
 		Sigframe: r.Flags&samplelog.FlagSigframe != 0, TopEdge: r.Flags&samplelog.FlagTopEdge != 0,
-		CallsiteTop: r.Flags&samplelog.FlagCallsiteTop != 0}
+		CallsiteTop: r.Flags&samplelog.FlagCallsiteTop != 0, TopEntry: r.Flags&samplelog.FlagTopEntry != 0}
 	for i, f := range r.Frames {
 		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
 			if i == 0 && f.Type == samplelog.FrameStub && f.Method != 0 {
@@ -400,6 +404,15 @@ const DeoptingCode = "deopt"
 // the frames being rebuilt and, as at a frame pending deoptimization, named callers at bci 0
 // (the ledger's ap-deopt-caller-bci).
 const DeoptingSuffix = ":deopting"
+
+// EntrySuffix marks a profiler's invalid sample (TheirInvalidPrefix) on a signal that caught
+// the interpreter in a method's entry (Walk.TopEntry) and that none of our walkers walked:
+// async-profiler's walker takes the callee from rbx at bci 0 and unwinds from rbp, which after
+// the c2i adapter under -XX:+PreserveFramePointer is the compiled caller's frame pointer, so
+// the callee lands on the caller's caller (deopt/21, ap:vm: Square.area @0 directly on
+// Deopt.work @125, 30 samples in 6 s), or reads a stale bcp from the frame being built (a bci
+// past the method's code). The ledger's ap-entry-caller.
+const EntrySuffix = ":method_entry"
 
 // OursFailedSuffix marks a profiler's invalid sample (TheirInvalidPrefix) on a signal none of
 // our walkers walked (each gave up, none for DeoptingCode): nothing of ours says what the

@@ -180,6 +180,11 @@ const (
 	// its frame not (or no longer) allocated; its caller was read where the code says, not by
 	// frame size (vmstructs; WF_REC_TOP_EDGE).
 	FlagTopEdge uint16 = 1 << 10
+	// FlagTopEntry: the signal caught the interpreter in a method's entry, rbx holding a valid
+	// Method* and rbp no complete interpreter frame (vmstructs; WF_REC_TOP_ENTRY): where
+	// async-profiler's walker takes rbx at bci 0 and unwinds from rbp (the ledger's
+	// ap-entry-caller).
+	FlagTopEntry uint16 = 1 << 11
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

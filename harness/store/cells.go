@@ -333,6 +333,10 @@ const (
 	// TheirShared: frame for frame a walk of ours of the same signal (harness/join's
 	// SharedSuffix): judged in our walker's column, not the profiler's doing.
 	TheirShared = ":shared"
+	// TheirEntry: a method entry none of our walkers could read, where async-profiler's walker
+	// takes the callee from rbx and unwinds from rbp (harness/join's EntrySuffix; the ledger's
+	// ap-entry-caller).
+	TheirEntry = ":method_entry"
 )
 
 // FrameRedefined: the differ:frame pairs where the profiler skipped our top frame, an
@@ -345,11 +349,13 @@ const FrameRedefined = "differ:frame:redefined"
 // to redefined methods, the walks of ours frame for frame (Shared), to ASGCT's readings of a compiled top frame (at its edge, or by the
 // call-site rule), and those on signals none of our walkers walked (not attributed).
 type TheirInvalidParts struct {
-	Invalid, Shared, Deopt, Redefined, ASGCT, Unwalked uint64
+	Invalid, Shared, Deopt, Redefined, ASGCT, Entry, Unwalked uint64
 }
 
 // Attributed is the part explained: by a ledger entry, or as our reference's reading too.
-func (p TheirInvalidParts) Attributed() uint64 { return p.Shared + p.Deopt + p.Redefined + p.ASGCT }
+func (p TheirInvalidParts) Attributed() uint64 {
+	return p.Shared + p.Deopt + p.Redefined + p.ASGCT + p.Entry
+}
 
 // TheirInvalid adds up a pair's TheirInvalidPrefix counts.
 func (c *Cell) TheirInvalid(pair string) TheirInvalidParts {
@@ -371,6 +377,8 @@ func (c *Cell) TheirInvalid(pair string) TheirInvalidParts {
 			p.Redefined += n
 		case part == TheirTopEdge, part == TheirCallsite:
 			p.ASGCT += n
+		case part == TheirEntry:
+			p.Entry += n
 		case part == TheirOursFailed:
 			p.Unwalked += n
 		}

@@ -158,10 +158,14 @@ enum {
                                     thread (HotSpot's own, handling an implicit null check, say)
                                     and the walk went on from the context its signal frame
                                     saved: vmstructs sets it */
-    WF_REC_TOP_EDGE = 1 << 10    /* the top frame is compiled and was caught in its prologue or
+    WF_REC_TOP_EDGE = 1 << 10,   /* the top frame is compiled and was caught in its prologue or
                                     epilogue with its frame not (or no longer) allocated; its
                                     caller was read where the code says, not by frame size:
                                     vmstructs sets it */
+    WF_REC_TOP_ENTRY = 1 << 11   /* the signal caught the interpreter in a method's entry, rbx
+                                    holding a valid Method* and rbp no complete interpreter
+                                    frame (the new frame not built yet, or a compiled caller's
+                                    frame pointer after the c2i adapter): vmstructs sets it */
 };
 
 /*
