@@ -298,6 +298,9 @@ func agreementColumn(c *store.Cell) string {
 			if mh := c.Differential[p][store.FrameMHLinker]; mh > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it a method-handle linker named invokeBasic)", pct(mh, frame, 0))
 			}
+			if un, ok := c.Differential[p][store.FrameUnattributed]; ok && frame > 0 {
+				s += fmt.Sprintf(" (unexplained: %d, %s of both walked)", un, pct(un, bothOK, 3))
+			}
 			if t := c.TheirInvalid(p); t.Invalid > 0 {
 				if n := c.Differential[p][differential.Samples]; n > 0 {
 					s += fmt.Sprintf(", %s's samples invalid by bytecode %s", strings.SplitN(p, "~", 2)[0], pct(t.Invalid, n, 2))

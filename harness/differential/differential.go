@@ -53,6 +53,10 @@ const (
 	// unwinds by frame size there (ASGCT) reads a stale slot for the caller (the ledger's
 	// asgct-epilogue-caller).
 	FrameTopEdge = "differ:frame:top_edge"
+	// FrameUnattributed: Frame pairs none of the parts above explains (no frame pending
+	// deoptimization, no signal handler already running, no compiled top frame at its edge):
+	// the parts may overlap, so this is counted per pair, not by subtraction.
+	FrameUnattributed = "differ:frame:unattributed"
 	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
 	// compared and not in Samples.
 	PerturbedSamples = "perturbed_samples"
@@ -174,6 +178,9 @@ func (c *Comparer) Add(r *samplelog.Record) {
 	}
 	if class == Frame && (a.Flags|b.Flags)&samplelog.FlagTopEdge != 0 {
 		m[FrameTopEdge]++
+	}
+	if class == Frame && (a.Flags|b.Flags)&(samplelog.FlagLazyDeopt|samplelog.FlagSigframe|samplelog.FlagTopEdge) == 0 {
+		m[FrameUnattributed]++
 	}
 	if class != Agree && c.kept[pair+class] < 5 {
 		c.kept[pair+class]++

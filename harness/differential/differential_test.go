@@ -90,6 +90,27 @@ func TestSigframeFramePairsCountedApart(t *testing.T) {
 	assert.Equal(t, uint64(1), m[FrameSigframe])
 	assert.Equal(t, uint64(1), m[Agree])
 	assert.Zero(t, m[FrameTopEdge])
+	assert.Equal(t, uint64(1), m[FrameUnattributed], "the differ:frame of another kind, counted per pair")
+}
+
+// A differ:frame pair with two parts (a frame pending deoptimization and a top frame at its
+// edge) is one pair explained, not two: the unexplained count is per pair, never by
+// subtracting the parts.
+func TestUnattributedFramePairsCountedPerPair(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	both := func(r *samplelog.Record) *samplelog.Record {
+		r.Flags |= samplelog.FlagTopEdge | samplelog.FlagLazyDeopt
+		return r
+	}
+	c.Add(rec(0, 1, 3, [2]int64{1, 17}, [2]int64{2, 18}, [2]int64{3, 58}))
+	c.Add(both(rec(1, 1, 3, [2]int64{1, 17}, [2]int64{4, 40}, [2]int64{3, 70})))
+	c.Add(rec(0, 2, 3, [2]int64{1, 17}, [2]int64{2, 18}, [2]int64{3, 58}))
+	c.Add(rec(1, 2, 3, [2]int64{1, 17}, [2]int64{5, 40}, [2]int64{3, 70}))
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(2), m[Frame])
+	assert.Equal(t, uint64(1), m[FrameTopEdge])
+	assert.Equal(t, uint64(1), m[FrameLazyDeopt])
+	assert.Equal(t, uint64(1), m[FrameUnattributed])
 }
 
 // A compiled top frame caught in its epilogue with its frame popped: vmstructs read the caller

@@ -261,6 +261,10 @@ func (j *Judge) Finish(w Window) Report {
 					}
 				}
 			}
+			if class == differential.Frame && len(tags) == 0 {
+				// Explained by none of the parts (which may overlap: counted per pair).
+				m[differential.FrameUnattributed]++
+			}
 			if class != differential.Agree && class != AgreeCut {
 				j.example(&rep, pair, class+strings.Join(tags, ""), p, wi)
 			}

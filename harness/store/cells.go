@@ -339,6 +339,11 @@ const (
 	TheirEntry = ":method_entry"
 )
 
+// FrameUnattributed: the differ:frame pairs none of their parts explains, counted per pair
+// (the parts overlap): harness/differential's FrameUnattributed, which the same-signal join
+// counts too.
+const FrameUnattributed = "differ:frame:unattributed"
+
 // FrameRedefined: the differ:frame pairs where the profiler skipped our top frame, an
 // interpreted frame of a redefined method, naming its callee instead (harness/join's
 // RedefinedSuffix; the ledger's ap-redefined-interpreted).
