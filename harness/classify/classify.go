@@ -459,6 +459,31 @@ func (c *Classifier) Summaries() map[string]*Summary {
 
 // continuationGap: m is Continuation.enterSpecial and the Java frame above it is not the one
 // it calls, Continuation.enter.
+// ContinuationGap reports whether a walk's Java frames reach Continuation.enterSpecial from any
+// frame but Continuation.enter (ReasonContinuationGap: a virtual thread's frames skipped, the
+// ledger's asgct-vthread-gap), for the differential, which judges pairs, not walks.
+func ContinuationGap(frames []samplelog.Frame, tab *methods.Table) bool {
+	if tab == nil {
+		return false
+	}
+	var above *methods.Method
+	for i := range frames {
+		f := &frames[i]
+		switch f.Type {
+		case samplelog.FrameJava, samplelog.FrameInterpreted, samplelog.FrameCompiled,
+			samplelog.FrameInlined, samplelog.FrameNative:
+		default:
+			continue
+		}
+		m := tab.Get(f.Method)
+		if m != nil && above != nil && continuationGap(m, above) {
+			return true
+		}
+		above = m
+	}
+	return false
+}
+
 func continuationGap(m, above *methods.Method) bool {
 	const cont = "jdk/internal/vm/Continuation"
 	return m.Name == "enterSpecial" && m.Internal == cont && !(above.Name == "enter" && above.Internal == cont)

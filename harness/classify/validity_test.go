@@ -163,6 +163,7 @@ func TestContinuationGap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			class, _ := c.Classify(&samplelog.Record{Result: int32(len(tc.frames)), Frames: tc.frames})
 			assert.Equal(t, tc.want, class)
+			assert.Equal(t, tc.want != walkclass.OK, ContinuationGap(tc.frames, tab), "the differential's reading of the walk")
 		})
 	}
 }

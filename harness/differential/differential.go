@@ -54,9 +54,14 @@ const (
 	// asgct-epilogue-caller).
 	FrameTopEdge = "differ:frame:top_edge"
 	// FrameUnattributed: Frame pairs none of the parts above explains (no frame pending
-	// deoptimization, no signal handler already running, no compiled top frame at its edge):
+	// deoptimization, no signal handler already running, no compiled top frame at its edge,
+	// no virtual thread's frames skipped: FrameContinuationGap):
 	// the parts may overlap, so this is counted per pair, not by subtraction.
 	FrameUnattributed = "differ:frame:unattributed"
+	// FrameContinuationGap: Frame pairs where one walk reaches Continuation.enterSpecial from a
+	// frame other than Continuation.enter: a virtual thread's frames skipped (ASGCT on JDK 21+,
+	// the ledger's asgct-vthread-gap; classify's continuation_gap).
+	FrameContinuationGap = "differ:frame:continuation_gap"
 	// PerturbedSamples: signals whose context was moved on purpose (register fuzzing), not
 	// compared and not in Samples.
 	PerturbedSamples = "perturbed_samples"
@@ -179,7 +184,11 @@ func (c *Comparer) Add(r *samplelog.Record) {
 	if class == Frame && (a.Flags|b.Flags)&samplelog.FlagTopEdge != 0 {
 		m[FrameTopEdge]++
 	}
-	if class == Frame && (a.Flags|b.Flags)&(samplelog.FlagLazyDeopt|samplelog.FlagSigframe|samplelog.FlagTopEdge) == 0 {
+	gap := class == Frame && (classify.ContinuationGap(a.Frames, c.tab) || classify.ContinuationGap(b.Frames, c.tab))
+	if gap {
+		m[FrameContinuationGap]++
+	}
+	if class == Frame && !gap && (a.Flags|b.Flags)&(samplelog.FlagLazyDeopt|samplelog.FlagSigframe|samplelog.FlagTopEdge) == 0 {
 		m[FrameUnattributed]++
 	}
 	if class != Agree && c.kept[pair+class] < 5 {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/walkfuzz/walkfuzz/harness/methods"
 	"github.com/walkfuzz/walkfuzz/harness/samplelog"
 )
 
@@ -234,4 +236,26 @@ func TestCallsiteRuleOnARepeatingStack(t *testing.T) {
 	unflagged := walk(1, []samplelog.Frame{inl(down2, 73), cmp(down1, 24)}, 12)
 	class, _ = classifyPair(asgct, unflagged)
 	assert.Equal(t, Frame, class, "no flag, no rule")
+}
+
+// A differ:frame pair where one walk skipped a virtual thread's frames (it reaches
+// Continuation.enterSpecial from another frame than Continuation.enter: ASGCT's
+// asgct-vthread-gap) is counted as such and not as unexplained.
+func TestContinuationGapFramePairsCountedApart(t *testing.T) {
+	tab := methods.New()
+	require.Positive(t, tab.Parse([]byte(
+		"M\t0x300\tLapp/Child;\trun\t()V\t10\t-\n"+
+			"M\t0x301\tLjdk/internal/vm/Continuation;\tenter\t(Ljdk/internal/vm/Continuation;Z)V\t10\ts\n"+
+			"M\t0x302\tLjdk/internal/vm/Continuation;\tenterSpecial\t(Ljdk/internal/vm/Continuation;ZZ)V\t-1\tsn\n"+
+			"M\t0x303\tLjdk/internal/vm/Continuation;\tenter0\t()V\t10\t-\n"+
+			"M\t0x304\tLapp/Other;\trun\t()V\t10\t-\n")))
+	c := New([]string{"asgct", "vmstructs"}, tab)
+	c.Add(rec(0, 1, 2, [2]int64{0x300, 3}, [2]int64{0x302, -3}))
+	c.Add(rec(1, 1, 4, [2]int64{0x300, 3}, [2]int64{0x303, 1}, [2]int64{0x301, 4}, [2]int64{0x302, -3}))
+	c.Add(rec(0, 2, 2, [2]int64{0x300, 3}, [2]int64{0x304, 1}))
+	c.Add(rec(1, 2, 2, [2]int64{0x300, 3}, [2]int64{0x303, 1}))
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(2), m[Frame])
+	assert.Equal(t, uint64(1), m[FrameContinuationGap])
+	assert.Equal(t, uint64(1), m[FrameUnattributed])
 }
