@@ -325,17 +325,6 @@ int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
     return walk_from(w, f, 0, 1);
 }
 
-/* Whether rbp holds a complete interpreter frame for an interrupted interpreter pc: in the
- * stack at or above sp, sp below its fixed slots (the bcp slot pushed), a valid Method* in its
- * method slot and a bcp inside that method's bytecodes. False in a method entry still pushing
- * the frame, and when rbp is not an interpreter frame at all (a compiled caller's frame
- * pointer, or whatever a compiled caller left in rbp). Protected reads only. */
-static int interp_frame_built(struct vs_walk *w, struct vs_fr f) {
-    if (!in_stack(w, f.fp) || f.fp < f.sp || f.sp > f.fp + 8 * X86_INTERP_BCP_SLOT) return 0;
-    uintptr_t m = interp_method(f.fp);
-    return valid_method(m) && interp_bci(m, interp_bcp(f.fp)) >= 0;
-}
-
 /* Walk from frame f; precise: f.pc is a return address or an anchor pc, not an arbitrary
  * instruction of an interrupted frame. */
 static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain) {
@@ -396,11 +385,11 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                  * complete frame at rbp yet. A walker that takes rbx at bci 0 and unwinds from
                  * rbp as if it were that frame (async-profiler's fallback) skips the caller when
                  * rbp is a compiled caller's frame pointer (-XX:+PreserveFramePointer, after the
-                 * c2i adapter): the ledger's ap-entry-caller. Set first and taken back when rbp
-                 * holds a complete frame, so a read of rbp's slots that faults (rbp no frame)
-                 * leaves it set. Reads only, under WF_PROTECT. */
+                 * c2i adapter): the ledger's ap-entry-caller. Set first and taken back below,
+                 * where this walk itself finds a complete frame at rbp (a valid Method* and a bcp
+                 * in its code), so rbp's slots are read once and a read that faults (rbp no
+                 * frame) leaves it set. Reads only, under WF_PROTECT. */
                 wf_walk_note |= WF_REC_TOP_ENTRY;
-                if (interp_frame_built(w, f)) wf_walk_note &= (uint16_t)~WF_REC_TOP_ENTRY;
             }
             if (!in_stack(w, f.fp) || f.fp < f.sp) return brk(w, VS_BREAK_INTERPRETED);
             if (vs_diag_top && initial && !precise) {
@@ -445,6 +434,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             uintptr_t m = interp_method(f.fp);
             if (!valid_method(m)) return brk(w, VS_BREAK_INTERPRETED);
             int bci = interp_bci(m, interp_bcp(f.fp));
+            if (initial && !precise && bci >= 0) wf_walk_note &= (uint16_t)~WF_REC_TOP_ENTRY; /* a complete frame */
             if (bci < 0) {
                 /* ASGCT: a top frame with a bad bcp is unusable while in Java; in VM/native/
                  * blocked states the frame is known valid and the bci taken as 0. */
