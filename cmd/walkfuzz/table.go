@@ -310,6 +310,7 @@ func agreementColumn(c *store.Cell) string {
 					}{{t.Shared, "the same walk as ours"}, {t.Deopt, "past or in deoptimization"}, {t.Redefined, "in redefined methods"},
 						{t.ASGCT, "at a compiled top frame's edge or ASGCT's call-site rule"},
 						{t.Entry, "in a method entry none of ours could read"},
+						{t.TopScopes, "a caller at InvocationEntryBci in a top frame read at another PcDesc"},
 						{t.Unwalked, "where no walk of ours got through"}} {
 						if part.n > 0 {
 							s += fmt.Sprintf(" (%s of it %s)", pct(part.n, t.Invalid, 0), part.what)

@@ -364,3 +364,20 @@ func TestJoinProfilerStampsAfterItsWalk(t *testing.T) {
 	assert.Equal(t, 200, right(r), "every sample with its own signal")
 	assert.Zero(t, r.Ambiguous)
 }
+
+// A profiler's sample the session judged invalid with its misfit caller at bci 0 in its top
+// compiled frame (EntryBciPart) is counted as TopScopesSuffix only where a walk of ours of the
+// signal has that compiled frame on top and the same frames below (h2/11, ap:vmx: the profiler
+// read Value.compareToNotNullable's scope at the PcDesc at the pc, InvocationEntryBci written
+// as 0; ours read the next PcDesc).
+func TestEntryBciAtTopScopes(t *testing.T) {
+	theirs := Walk{Frames: []Frame{inl(4, 2), inl(5, 0), jit(2, 7), f(3, 1)}, ClassPart: EntryBciPart}
+	other := Walk{Frames: []Frame{inl(4, 11), inl(5, -1), jit(2, 7), f(3, 1)}}
+	assert.True(t, entryBciAtTopScopes(theirs, []Walk{{Failed: "unknown_Java"}, other}), "the next PcDesc's scopes")
+	assert.True(t, entryBciAtTopScopes(theirs, []Walk{{Frames: []Frame{jit(2, 9), f(3, 1)}}}), "no inlined scope at the next PcDesc")
+	assert.False(t, entryBciAtTopScopes(theirs, []Walk{{Frames: []Frame{inl(4, 11), jit(2, 7), f(8, 1)}}}), "a frame below differs")
+	assert.False(t, entryBciAtTopScopes(theirs, []Walk{{Frames: []Frame{inl(4, 11), jit(9, 7), f(3, 1)}}}), "another compiled method on top")
+	assert.False(t, entryBciAtTopScopes(theirs, []Walk{{Failed: "unknown_Java"}}), "no walk of ours")
+	theirs.ClassPart = RedefinedSuffix
+	assert.False(t, entryBciAtTopScopes(theirs, []Walk{other}), "the judge saw no caller at bci 0 in the top frame")
+}

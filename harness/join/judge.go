@@ -183,7 +183,11 @@ func (j *Judge) Finish(w Window) Report {
 					invalid += LazyDeoptSuffix
 				case slices.ContainsFunc(j.walks[p.Ours], func(w Walk) bool { return w.Failed == DeoptingCode }):
 					invalid += DeoptingSuffix
-				case a.ClassPart != "":
+				case entryBciAtTopScopes(a, j.walks[p.Ours]):
+					// The profiler read the top compiled frame at another PcDesc, whose scopes
+					// put the caller at InvocationEntryBci, written as 0.
+					invalid += TopScopesSuffix
+				case a.ClassPart == RedefinedSuffix:
 					invalid += a.ClassPart
 				case redefinedTop:
 					invalid += RedefinedSuffix

@@ -3,6 +3,7 @@ package join
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/walkfuzz/walkfuzz/harness/differential"
@@ -142,7 +143,8 @@ type Walk struct {
 	TopInvokes   string
 	TopRedefined bool
 	// ClassPart: the known cause the session's judge saw in the sample itself, as a suffix for
-	// TheirInvalidPrefix counts (apsession.RedefinedPart: ":redefined"); empty otherwise.
+	// TheirInvalidPrefix counts (apsession.RedefinedPart: ":redefined"; apsession.EntryBciPart,
+	// which the join turns into TopScopesSuffix where it holds); empty otherwise.
 	ClassPart string
 	// Top: where the walk began when our vmstructs walker ran with WALKFUZZ_VMSTRUCTS_TOP
 	// (a development aid): the code blob's name (8 bytes at most) and how it read the top
@@ -366,7 +368,8 @@ const TopEdgeSuffix = ":top_edge"
 // patched pc names at bci 0 or at the next PcDesc's scope (the ledger's ap-deopt-caller-bci),
 // with DeoptingSuffix where the thread was deoptimizing, RedefinedSuffix for redefined methods,
 // TopEdgeSuffix and CallsiteSuffix where our walk noted a compiled top frame at its edge or
-// ASGCT's call-site rule (the ASGCT anomalies of ap:agct and ap:fp), OursFailedSuffix where no
+// ASGCT's call-site rule (the ASGCT anomalies of ap:agct and ap:fp), TopScopesSuffix where the
+// profiler read the top compiled frame at another PcDesc, OursFailedSuffix where no
 // walk of ours got through; the first that applies.
 const TheirInvalidPrefix = "theirs:"
 
@@ -376,6 +379,29 @@ const TheirInvalidPrefix = "theirs:"
 // Shenandoah: 23 walks where asgct, vmstructs and async-profiler 4.0 all named a compiled
 // method at its entry above a caller whose invoke calls another method).
 const SharedSuffix = ":shared"
+
+// TopScopesSuffix marks a profiler's invalid sample (TheirInvalidPrefix) whose misfit frame is
+// a caller at bci 0 among the scopes of its top compiled frame (the session's judge says so:
+// apsession.EntryBciPart, EntryBciPart here) on a signal where a walk of ours has the same
+// compiled top frame and the same frames below it (TopScopes): the profiler read that frame
+// at the PcDesc at its pc, ours at the next one, and in the scopes of the PcDesc it read the
+// caller is at HotSpot's InvocationEntryBci (-1), which async-profiler writes as 0, the bytecode
+// at 0 being no invoke. Our walkers read the same scope chains at -1 elsewhere in the run
+// (h2/11, ap:vmx 4.6: Value.compareToNotNullable, Cursor.hasNext, Page$PageReference.<init>,
+// 27 samples in 10 s, beside 148 :shared ones where our walk of the signal read the same
+// PcDesc). A reading of the debug information, not a lost or invented frame.
+const TopScopesSuffix = ":top_scopes"
+
+// EntryBciPart is the session judge's part (Walk.ClassPart) for an invalid sample whose misfit
+// frame is a caller at bci 0 in its top compiled frame: attributed only with TopScopesSuffix.
+const EntryBciPart = ":entry_bci"
+
+// entryBciAtTopScopes: the profiler's invalid sample a has its misfit caller at bci 0 in its
+// top compiled frame (EntryBciPart) and a walk of ours of the signal has that compiled frame
+// on top too, with the same frames below (topScopes): TopScopesSuffix.
+func entryBciAtTopScopes(a Walk, ours []Walk) bool {
+	return a.ClassPart == EntryBciPart && slices.ContainsFunc(ours, func(w Walk) bool { return w.Failed == "" && topScopes(a, w) })
+}
 
 // sameWalk: both walked, the same methods and bcis, frame for frame. A profiler's bci 0 where
 // ours is -1 is the same bci: HotSpot's InvocationEntryBci, which async-profiler reports as 0

@@ -337,6 +337,10 @@ const (
 	// takes the callee from rbx and unwinds from rbp (harness/join's EntrySuffix; the ledger's
 	// ap-entry-caller).
 	TheirEntry = ":method_entry"
+	// TheirTopScopes: the misfit frame a caller at bci 0 in the top compiled frame, which the
+	// profiler read at another PcDesc than ours, the frames below the same (harness/join's
+	// TopScopesSuffix): HotSpot's InvocationEntryBci written as 0.
+	TheirTopScopes = ":top_scopes"
 )
 
 // FrameUnattributed: the differ:frame pairs none of their parts explains, counted per pair
@@ -354,12 +358,12 @@ const FrameRedefined = "differ:frame:redefined"
 // to redefined methods, the walks of ours frame for frame (Shared), to ASGCT's readings of a compiled top frame (at its edge, or by the
 // call-site rule), and those on signals none of our walkers walked (not attributed).
 type TheirInvalidParts struct {
-	Invalid, Shared, Deopt, Redefined, ASGCT, Entry, Unwalked uint64
+	Invalid, Shared, Deopt, Redefined, ASGCT, Entry, TopScopes, Unwalked uint64
 }
 
 // Attributed is the part explained: by a ledger entry, or as our reference's reading too.
 func (p TheirInvalidParts) Attributed() uint64 {
-	return p.Shared + p.Deopt + p.Redefined + p.ASGCT + p.Entry
+	return p.Shared + p.Deopt + p.Redefined + p.ASGCT + p.Entry + p.TopScopes
 }
 
 // TheirInvalid adds up a pair's TheirInvalidPrefix counts.
@@ -384,6 +388,8 @@ func (c *Cell) TheirInvalid(pair string) TheirInvalidParts {
 			p.ASGCT += n
 		case part == TheirEntry:
 			p.Entry += n
+		case part == TheirTopScopes:
+			p.TopScopes += n
 		case part == TheirOursFailed:
 			p.Unwalked += n
 		}

@@ -59,8 +59,22 @@ const accStatic = 0x0008
 // Static reports whether the frame's method is static.
 func (f Frame) Static() bool { return f.Modifiers&accStatic != 0 }
 
-// javaTypes are the frame types of Java methods; any other frame is native, kernel or a marker.
-var javaTypes = map[string]bool{"Interpreted": true, "JIT compiled": true, "Inlined": true, "C1 compiled": true}
+// The JFR frame types of Java methods; any other frame is native, kernel or a marker.
+const (
+	TypeInterpreted = "Interpreted"
+	TypeCompiled    = "JIT compiled"
+	TypeC1Compiled  = "C1 compiled"
+	TypeInlined     = "Inlined" // a scope inlined into the compiled frame below it
+)
+
+// javaTypes are the frame types of Java methods.
+var javaTypes = map[string]bool{TypeInterpreted: true, TypeCompiled: true, TypeInlined: true, TypeC1Compiled: true}
+
+// Compiled reports whether the frame is one of a compiled frame's scopes: the compiled
+// method's own or one inlined into it.
+func (f Frame) Compiled() bool {
+	return f.Type == TypeCompiled || f.Type == TypeC1Compiled || f.Type == TypeInlined
+}
 
 // Java reports whether the frame is a Java method's.
 func (f Frame) Java() bool { return javaTypes[f.Type] && f.Class != "" }

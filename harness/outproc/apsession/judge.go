@@ -57,6 +57,9 @@ type Judge struct {
 	Notes                  []string
 
 	misfitRedefined bool // the sample being judged has its misfit frame in a redefined method
+	// misfitEntryBci: the sample being judged has its misfit frame at bci 0 among the scopes
+	// of its top compiled frame (EntryBciPart).
+	misfitEntryBci bool
 	// redefined: the keys (as code's) of methods the agent listed again under one id.
 	redefined map[string]bool
 }
@@ -129,13 +132,26 @@ func (j *Judge) Add(s *asyncprofiler.Sample) string {
 // ap-redefined-interpreted; on JDK 11 with a bci no version of it has).
 const RedefinedPart = join.RedefinedSuffix
 
+// EntryBciPart marks an invalid sample whose misfit frame is a caller at bci 0 among the
+// scopes of the sample's top compiled frame (every Java frame above it inlined, itself
+// inlined or compiled): where HotSpot's debug information gives that scope InvocationEntryBci
+// (-1), which async-profiler writes as 0 and our walkers keep as -1. Not a cause by itself: the
+// same-signal join counts it as join.TopScopesSuffix only where our walk of the signal has the
+// same compiled top frame and the same frames below it, the profiler having read that frame at
+// another PcDesc (join.TopScopes).
+const EntryBciPart = join.EntryBciPart
+
 // AddAttributed is Add that also says which known cause an invalid sample's misfit frame
-// points at (RedefinedPart), "" when none.
+// points at (RedefinedPart, EntryBciPart), "" when none.
 func (j *Judge) AddAttributed(s *asyncprofiler.Sample) (class, part string) {
-	j.misfitRedefined = false
+	j.misfitRedefined, j.misfitEntryBci = false, false
 	class = j.classify(s)
-	if j.misfitRedefined && strings.HasPrefix(class, walkclass.InvalidPrefix) {
+	switch {
+	case !strings.HasPrefix(class, walkclass.InvalidPrefix):
+	case j.misfitRedefined:
 		part = RedefinedPart
+	case j.misfitEntryBci:
+		part = EntryBciPart
 	}
 	if class == unnamedRoot {
 		j.UnnamedRoot++
@@ -230,6 +246,7 @@ func (j *Judge) validity(s *asyncprofiler.Sample) string {
 	}
 	var callee *methods.Method
 	top := true
+	inTopCompiled := true // every Java frame so far an inlined scope: still in the top compiled frame
 	for _, f := range s.Frames {
 		if !f.Java() {
 			if !top {
@@ -246,9 +263,11 @@ func (j *Judge) validity(s *asyncprofiler.Sample) string {
 			}
 			j.Misfit[fmt.Sprintf("%s %s <- %s.%s@%d", reason, above, f.Class, f.Name, f.Bci)]++
 			j.misfitRedefined = j.redefined[hiddenFree(c+"."+n+f.Descriptor)]
+			j.misfitEntryBci = !top && inTopCompiled && f.Bci == 0 && reason == classify.ReasonCallerNotInvoke && f.Compiled()
 			return reason
 		}
 		callee, top = m, false
+		inTopCompiled = inTopCompiled && f.Type == asyncprofiler.TypeInlined
 	}
 	return ""
 }

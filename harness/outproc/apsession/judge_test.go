@@ -138,3 +138,31 @@ func TestJudgeAttributesRedefinedMisfits(t *testing.T) {
 	assert.Equal(t, walkclass.OK, class, "bci 1 invokes step in the first version")
 	assert.Equal(t, "", part)
 }
+
+// A caller at bci 0 that is no invoke, among the scopes of the top compiled frame, is where
+// HotSpot's debug information can hold InvocationEntryBci, which async-profiler writes as 0:
+// the sample stays invalid:caller_not_invoke, AddAttributed says EntryBciPart for the join to
+// check against our walk of the signal. Elsewhere bci 0 says nothing of the kind.
+func TestJudgeEntryBciInTopCompiledFrame(t *testing.T) {
+	table, roots := workTable(t, "")
+	typed := func(f asyncprofiler.Frame, bci int, typ string) asyncprofiler.Frame { f.Bci, f.Type = bci, typ; return f }
+	run := java("w/Work", "run", "()V", 0)
+	step := java("w/Work", "step", "(I)V", 0)
+	for _, tc := range []struct {
+		name   string
+		frames []asyncprofiler.Frame
+		part   string
+	}{
+		{"inlined into run, run at 0", []asyncprofiler.Frame{typed(step, 2, asyncprofiler.TypeInlined), typed(run, 0, asyncprofiler.TypeCompiled)}, EntryBciPart},
+		{"C1 compiled", []asyncprofiler.Frame{typed(step, 2, asyncprofiler.TypeInlined), typed(run, 0, asyncprofiler.TypeC1Compiled)}, EntryBciPart},
+		{"a caller scope inlined too", []asyncprofiler.Frame{typed(step, 2, asyncprofiler.TypeInlined), typed(run, 0, asyncprofiler.TypeInlined), typed(run, 1, asyncprofiler.TypeCompiled)}, EntryBciPart},
+		{"a compiled frame of its own above: not the top compiled frame", []asyncprofiler.Frame{typed(step, 2, asyncprofiler.TypeCompiled), typed(run, 0, asyncprofiler.TypeCompiled)}, ""},
+		{"interpreted caller", []asyncprofiler.Frame{typed(step, 2, asyncprofiler.TypeInterpreted), typed(run, 0, asyncprofiler.TypeInterpreted)}, ""},
+		{"not bci 0", []asyncprofiler.Frame{typed(step, 2, asyncprofiler.TypeInlined), typed(run, 4, asyncprofiler.TypeCompiled)}, ""},
+	} {
+		j := NewJudge(table, roots, 8)
+		class, part := j.AddAttributed(&asyncprofiler.Sample{Frames: tc.frames})
+		assert.Equal(t, walkclass.InvalidPrefix+"caller_not_invoke", class, tc.name)
+		assert.Equal(t, tc.part, part, tc.name)
+	}
+}
