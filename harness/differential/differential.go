@@ -53,6 +53,11 @@ const (
 	// unwinds by frame size there (ASGCT) reads a stale slot for the caller (the ledger's
 	// asgct-epilogue-caller).
 	FrameTopEdge = "differ:frame:top_edge"
+	// FrameInCall: Frame pairs where our vmstructs walk noted its first Java frame taken from
+	// rbp was an interpreted frame in the middle of a call (samplelog.FlagTopInCall): it read
+	// the call's frames from the c2i adapter's sender sp instead, or gave up; a walker that
+	// takes that frame for the top one (ASGCT) loses them (the ledger's asgct-stale-rbp).
+	FrameInCall = "differ:frame:in_call"
 	// FrameUnattributed: Frame pairs none of the parts above explains (no frame pending
 	// deoptimization, no signal handler already running, no compiled top frame at its edge,
 	// no virtual thread's frames skipped: FrameContinuationGap):
@@ -188,7 +193,10 @@ func (c *Comparer) Add(r *samplelog.Record) {
 	if gap {
 		m[FrameContinuationGap]++
 	}
-	if class == Frame && !gap && (a.Flags|b.Flags)&(samplelog.FlagLazyDeopt|samplelog.FlagSigframe|samplelog.FlagTopEdge) == 0 {
+	if class == Frame && (a.Flags|b.Flags)&samplelog.FlagTopInCall != 0 {
+		m[FrameInCall]++
+	}
+	if class == Frame && !gap && (a.Flags|b.Flags)&(samplelog.FlagLazyDeopt|samplelog.FlagSigframe|samplelog.FlagTopEdge|samplelog.FlagTopInCall) == 0 {
 		m[FrameUnattributed]++
 	}
 	if class != Agree && c.kept[pair+class] < 5 {

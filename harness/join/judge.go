@@ -159,10 +159,11 @@ func (j *Judge) Finish(w Window) Report {
 			m[class]++
 			// What our walks of the signal noted (vmstructs sets the notes; the stack is the
 			// signal's, whichever of our walkers this pair compares).
-			var lazyDeopt, adapter, callsite, sigframe, topEdge, entry bool
+			var lazyDeopt, adapter, callsite, sigframe, topEdge, entry, inCall bool
 			for _, w := range j.walks[p.Ours] {
 				lazyDeopt, adapter, callsite = lazyDeopt || w.LazyDeopt, adapter || w.TopAdapter, callsite || w.CallsiteTop
 				sigframe, topEdge, entry = sigframe || w.Sigframe, topEdge || w.TopEdge, entry || w.TopEntry
+				inCall = inCall || w.TopInCall
 			}
 			var tags []string // the example's class: the pair's class and the suffixes counted for it
 			tag := func(suffix string) { tags = append(tags, suffix) }
@@ -225,6 +226,7 @@ func (j *Judge) Finish(w Window) Report {
 				}
 			}
 			apart(sigframe, SigframeSuffix)
+			apart(inCall, InCallSuffix)
 			if class == differential.Frame && j.mhLinkerNamedInvokeBasic(a, b) {
 				m[class+MHLinkerSuffix]++
 				tag(MHLinkerSuffix)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,6 +181,30 @@ func TestRunDirPairs(t *testing.T) {
 		fmt.Sscan(s, &walker)
 	}
 	want := os.Getenv("WALKFUZZ_JOIN_CLASS")
+	// The pairs whose signal our vmstructs walk noted as begun at an interpreted frame in the
+	// middle of a call (Walk.TopInCall), by class, with a few of each (WALKFUZZ_JOIN_INCALL=N).
+	if s := os.Getenv("WALKFUZZ_JOIN_INCALL"); s != "" {
+		var show int
+		fmt.Sscan(s, &show)
+		classes, shown := map[string]int{}, map[string]int{}
+		for i := range rep.Result.Pairs {
+			a, ours := jg.Pair(rep.Result, i)
+			if !slices.ContainsFunc(ours, func(w Walk) bool { return w.TopInCall }) {
+				continue
+			}
+			class, _ := Compare(a, ours[walker])
+			if class == differential.Frame || class == SecondMissingTop {
+				if len(a.Frames) > len(ours[walker].Frames) && sameMethods(a.Frames[len(a.Frames)-len(ours[walker].Frames):], ours[walker].Frames) {
+					class += " (ours a suffix of theirs)"
+				}
+			}
+			classes[class]++
+			if shown[class]++; shown[class] <= show {
+				t.Logf("in_call %s top %q\n  theirs: %s\n  ours:   %s", class, ours[walker].Top, jg.render(a)[:min(6, len(jg.render(a)))], jg.render(ours[walker])[:min(4, len(jg.render(ours[walker])))])
+			}
+		}
+		t.Logf("pairs on signals noted in_call, by class against walker %d: %v", walker, classes)
+	}
 	// The top-bci pairs by direction: the profiler's top bci below ours, above, or ours -1.
 	dir3, tops := map[string]int{}, map[string]int{}
 	for i := range rep.Result.Pairs {

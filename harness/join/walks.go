@@ -128,6 +128,11 @@ type Walk struct {
 	// rbx and no complete interpreter frame at rbp (samplelog.FlagTopEntry, set by our
 	// vmstructs walker, on a failed walk too).
 	TopEntry bool
+	// TopInCall: the first Java frame rbp led to on this signal is an interpreted frame in the
+	// middle of a call, whose frames our vmstructs walker read from rbx and the c2i adapter's
+	// sender sp, or gave up on (samplelog.FlagTopInCall, set by our vmstructs walker, on a
+	// failed walk too); ASGCT's walk takes that frame for the top one. See InCallSuffix.
+	TopInCall bool
 	// CallsiteTop: our walker resolved its first Java frame at a return address below a stub
 	// with the call site's own debug info, where ASGCT's rule takes the next PcDesc and a
 	// different scope (samplelog.FlagCallsiteTop, set by vmstructs).
@@ -156,12 +161,13 @@ type Walk struct {
 // through the run's method table. code names a negative result (the walker's codes table).
 func FromRecord(r *samplelog.Record, tab *methods.Table, n *Names, code func(int32) string, depth int) Walk {
 	if r.Result <= 0 {
-		return Walk{Failed: code(r.Result), TopEntry: r.Flags&samplelog.FlagTopEntry != 0}
+		return Walk{Failed: code(r.Result), TopEntry: r.Flags&samplelog.FlagTopEntry != 0, TopInCall: r.Flags&samplelog.FlagTopInCall != 0}
 	}
 	w := Walk{Frames: make([]Frame, 0, len(r.Frames)), Cut: depth > 0 && int(r.Result) >= depth,
 		LazyDeopt: r.Flags&samplelog.FlagLazyDeopt != 0, TopAdapter: r.Flags&samplelog.FlagTopAdapter != 0,
 		Sigframe: r.Flags&samplelog.FlagSigframe != 0, TopEdge: r.Flags&samplelog.FlagTopEdge != 0,
-		CallsiteTop: r.Flags&samplelog.FlagCallsiteTop != 0, TopEntry: r.Flags&samplelog.FlagTopEntry != 0}
+		CallsiteTop: r.Flags&samplelog.FlagCallsiteTop != 0, TopEntry: r.Flags&samplelog.FlagTopEntry != 0,
+		TopInCall: r.Flags&samplelog.FlagTopInCall != 0}
 	for i, f := range r.Frames {
 		if f.Type == samplelog.FrameCPP || f.Type == samplelog.FrameStub {
 			if i == 0 && f.Type == samplelog.FrameStub && f.Method != 0 {
@@ -345,6 +351,19 @@ const CallsiteSuffix = ":callsite_rule"
 // caller on JDK 21 and later (the ledger's ap-c2i-caller): differ:frame:adapter,
 // first_failed:adapter; samples:adapter is the base rate.
 const AdapterSuffix = ":adapter"
+
+// InCallSuffix marks a pair's class counted again because, on its signal, rbp led our
+// vmstructs walker to an interpreted frame in the middle of a call (Walk.TopInCall): compiled
+// code that keeps no frame pointer leaves rbp at the nearest interpreted frame below it, and a
+// native leaf's prologue at its compiled caller's. ASGCT takes that frame for the top one and
+// loses the call's frames (the ledger's asgct-stale-rbp); so does async-profiler's vm walker
+// past the first instructions of a method entry reached through the c2i adapter, where ours
+// reads the callee from rbx and its compiled caller from the adapter's sender sp:
+// differ:frame:in_call, second_missing_top:in_call; samples:in_call is the base rate.
+// Batik/11, ap:vm: 215 of 217 such signals in 10 s, async-profiler naming the interpreted
+// CanvasGraphicsNode.primitivePaint on top where the thread was in Reference.get's entry,
+// called from compiled AlphaPaintPipe.renderPathTile.
+const InCallSuffix = ":in_call"
 
 // SigframeSuffix marks a pair's class counted again because the signal landed in a signal
 // handler already running on the thread (Walk.Sigframe: a profiler's own SIGSEGV handler at an

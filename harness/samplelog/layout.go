@@ -185,6 +185,12 @@ const (
 	// async-profiler's walker takes rbx at bci 0 and unwinds from rbp (the ledger's
 	// ap-entry-caller).
 	FlagTopEntry uint16 = 1 << 11
+	// FlagTopInCall: the first Java frame rbp led to is an interpreted frame in the middle of
+	// a call (its last_sp set), at a method entry reached from compiled code through the c2i
+	// adapter or out of native code: the call's frames lie above it. ASGCT takes it for the
+	// top frame; vmstructs reads the callee and its compiled caller from rbx and the adapter's
+	// sender sp, or gives up (WF_REC_TOP_IN_CALL).
+	FlagTopInCall uint16 = 1 << 12
 )
 
 // CommitWord is wf_commit_word: the value a record's first word holds once the record at

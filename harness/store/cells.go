@@ -427,6 +427,13 @@ const (
 // asgct-epilogue-caller); a part of differ:frame.
 const FrameTopEdge = "differ:frame:top_edge"
 
+// FrameInCall: the differ:frame pairs on a signal where our vmstructs walk's first Java frame
+// taken from rbp was an interpreted frame in the middle of a call, whose frames it read from
+// the c2i adapter's sender sp or gave up on (differential.FrameInCall, harness/join's
+// InCallSuffix; the ledger's asgct-stale-rbp: ASGCT, and async-profiler's vm walker past the
+// entry's first instructions, take that frame for the top one).
+const FrameInCall = "differ:frame:in_call"
+
 // FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
 // method-handle linker intrinsic, MethodHandle.invokeBasic (harness/join's MHLinkerSuffix; the
 // ledger's ap-mh-linker-name); a part of differ:frame.

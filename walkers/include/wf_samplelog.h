@@ -162,10 +162,17 @@ enum {
                                     epilogue with its frame not (or no longer) allocated; its
                                     caller was read where the code says, not by frame size:
                                     vmstructs sets it */
-    WF_REC_TOP_ENTRY = 1 << 11   /* the signal caught the interpreter in a method's entry, rbx
+    WF_REC_TOP_ENTRY = 1 << 11,  /* the signal caught the interpreter in a method's entry, rbx
                                     holding a valid Method* and rbp no complete interpreter
                                     frame (the new frame not built yet, or a compiled caller's
                                     frame pointer after the c2i adapter): vmstructs sets it */
+    WF_REC_TOP_IN_CALL = 1 << 12 /* the first Java frame rbp led to is an interpreted frame in
+                                    the middle of a call (its last_sp set), at a method entry
+                                    reached from compiled code through the c2i adapter or out of
+                                    native code: the call's frames lie above it. ASGCT takes it
+                                    for the top frame; vmstructs reads the callee and its
+                                    compiled caller from rbx and the adapter's sender sp, or
+                                    gives up: vmstructs sets it */
 };
 
 /*

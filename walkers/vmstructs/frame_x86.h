@@ -23,6 +23,7 @@
 #define X86_SENDER_SP_OFFSET 16          /* fp + 16 */
 #define X86_RETURN_ADDR_OFFSET 8         /* fp + 8 */
 #define X86_INTERP_SENDER_SP_SLOT (-1)   /* fp[-1] */
+#define X86_INTERP_LAST_SP_SLOT (-2)     /* fp[-2] */
 #define X86_INTERP_METHOD_SLOT (-3)      /* fp[-3] */
 #define X86_INTERP_BCP_SLOT (-8)         /* fp[-8] */
 
@@ -32,6 +33,15 @@ static inline uintptr_t fp_sender_sp(uintptr_t fp) { return fp + X86_SENDER_SP_O
 static inline uintptr_t interp_method(uintptr_t fp) { return rdp(fp + 8 * X86_INTERP_METHOD_SLOT); }
 static inline uintptr_t interp_bcp(uintptr_t fp) { return rdp(fp + 8 * X86_INTERP_BCP_SLOT); }
 static inline uintptr_t interp_sender_sp(uintptr_t fp) { return rdp(fp + 8 * X86_INTERP_SENDER_SP_SLOT); }
+/* An interpreted frame's last_sp: the sp it had when it made the call it is in (set by the
+ * invoke's jump to the callee, cleared when the call returns), 0 when it is in none. Until
+ * JDK 21 an address; from JDK 22 (JDK-8308984) words relative to fp, a small negative number:
+ * told apart by size, no stack lies within 2^20 words of address 0. */
+static inline uintptr_t interp_last_sp(uintptr_t fp) {
+    intptr_t v = (intptr_t)rdp(fp + 8 * X86_INTERP_LAST_SP_SLOT);
+    if (v > -(1 << 20) && v < (1 << 20)) return v ? fp + 8 * (uintptr_t)v : 0;
+    return (uintptr_t)v;
+}
 /* Entry frame (call stub): the JavaCallWrapper* at fp[frame::entry_frame_call_wrapper_offset]. */
 static inline uintptr_t entry_call_wrapper(uintptr_t fp) { return rdp(fp + 8 * (intptr_t)vs_layout.entry_wrapper_off); }
 /* Given the sender's sp of a frame of known size: its return address and saved fp. */

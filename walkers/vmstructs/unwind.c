@@ -325,12 +325,32 @@ int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
     return walk_from(w, f, 0, 1);
 }
 
+/* In an interpreted method's entry reached through the c2i adapter, the compiled caller: its sp
+ * is the sender sp the adapter left in r13 (rsp right after it popped the return address), its
+ * pc that return address, which the adapter stored below its outgoing arguments and the entry
+ * moves below the callee's locals: a word between sp and r13, the return address of a Java
+ * call site (an nmethod's exact PcDesc). At most 64 words are read, upward from sp. */
+static int c2i_entry_caller(const struct vs_walk *w, const struct vs_fr *f, uintptr_t r13, struct vs_fr *out) {
+    for (uintptr_t p = f->sp; p < r13 && p < f->sp + 8 * 64; p += 8) {
+        uintptr_t ret = rdp(p);
+        if (ret < w->cc_lo || ret >= w->cc_hi) continue;
+        uintptr_t blob = vs_find_blob(w, ret);
+        if (!blob || !vs_is_nmethod(blob) || !vs_find_pcdesc(blob, ret, 1)) continue;
+        struct vs_fr c = {r13, r13, f->fp, ret};
+        if (!plausible_caller(w, &c, 1)) continue;
+        *out = c;
+        return 1;
+    }
+    return 0;
+}
+
 /* Walk from frame f; precise: f.pc is a return address or an anchor pc, not an arbitrary
  * instruction of an interrupted frame. */
 static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_chain) {
     int st = w->state;
     int initial = 1; /* no Java frame seen yet (ASGCT's "initial Java frame" rules apply) */
     int native_hops = 0;
+    int fp_hop = 0; /* f was reached by following rbp out of native code */
     /* The frames of a compiled frame below the top, by its return address. What such a frame
      * emits (the method, or the inlined scopes of the call site) and its frame size depend on
      * the nmethod and the pc alone, so a pc seen before in this walk copies the frames it gave
@@ -443,6 +463,46 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 bci = 0;
             }
             int nat = is_native(m);
+            uintptr_t lsp = initial && (fp_hop || (!precise && !native_hops)) ? interp_last_sp(f.fp) : 0;
+            if (lsp && in_stack(w, lsp)) {
+                /* The first Java frame, taken from rbp (through native frames, or at a pc in
+                 * the interpreter), in the middle of a call: its last_sp is set from the
+                 * invoke's jump to the callee until the call returns, and neither a leaf call
+                 * (the interpreter's leaf calls assert it clear) nor the frame's own bytecodes
+                 * run with it set. The call's frames lie above this one: rbp was a frame
+                 * pointer that compiled code left alone (C1's code, and C2's where it needs no
+                 * rbp, keep the nearest interpreted frame's without -XX:+PreserveFramePointer),
+                 * or a compiled caller's that a native leaf's prologue had not saved yet.
+                 * ASGCT walks on from this frame and returns the stack without them as a
+                 * success (the ledger's asgct-stale-rbp); this walker noted that and did the
+                 * same until it knew better. Noted in the record (initial-exec TLS, as
+                 * TOP_ENTRY); reads only, under WF_PROTECT. */
+                uintptr_t r13 = w->uc_r13;
+                if (fp_hop) {
+                    /* Out of native code with no frame of its own at rbp: where it was called
+                     * from is not known. */
+                    wf_walk_note |= WF_REC_TOP_IN_CALL;
+                    return brk(w, VS_BREAK_NOT_WALKABLE);
+                }
+                if (in_stack(w, r13) && r13 >= f.sp && r13 < lsp) {
+                    /* At a pc in the interpreter, r13 the sender sp of a method entry (until
+                     * the new frame saves it): this frame's own invoke left it at its last_sp
+                     * (the callee alone not built: ASGCT's rule at an entry, read from rbp as
+                     * this frame); below it, the entry was reached from compiled code through
+                     * the c2i adapter, which set r13 to the compiled caller's sp at its call.
+                     * The callee is rbx's Method* at bci 0; its caller the compiled frame at
+                     * sp r13 whose return address lies between sp and r13. */
+                    wf_walk_note |= WF_REC_TOP_IN_CALL;
+                    struct vs_fr c;
+                    if (!valid_method(w->uc_rbx) || !c2i_entry_caller(w, &f, r13, &c)) return brk(w, VS_BREAK_INTERPRETED);
+                    int cn = is_native(w->uc_rbx);
+                    if (!emit(w, w->uc_rbx, cn ? -3 : 0, cn ? WF_FRAME_NATIVE : WF_FRAME_INTERPRETED)) return w->n;
+                    initial = 0;
+                    f = c;
+                    precise = 1;
+                    continue;
+                }
+            }
             if (!emit(w, m, nat ? -3 : bci, nat ? WF_FRAME_NATIVE : WF_FRAME_INTERPRETED)) return w->n;
             initial = 0;
             uintptr_t nsp = fp_sender_sp(f.fp), nusp = interp_sender_sp(f.fp), nfp = fp_saved_fp(f.fp), npc = fp_return_addr(f.fp);
@@ -491,6 +551,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 f.pc = sigframe_reg(uc, WF_UC_PC);
                 if (!in_stack(w, f.sp)) return VS_NO_ANCHOR;
                 precise = 0;
+                fp_hop = 0;
                 continue;
             }
             uintptr_t nfp = fp_saved_fp(f.fp), npc = fp_return_addr(f.fp);
@@ -498,6 +559,7 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
             f.fp = nfp;
             f.pc = npc;
             precise = 1;
+            fp_hop = 1;
             continue;
         }
 
