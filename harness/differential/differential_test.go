@@ -259,3 +259,19 @@ func TestContinuationGapFramePairsCountedApart(t *testing.T) {
 	assert.Equal(t, uint64(1), m[FrameContinuationGap])
 	assert.Equal(t, uint64(1), m[FrameUnattributed])
 }
+
+// rbp led our vmstructs walker to an interpreted frame in the middle of a call
+// (FlagTopInCall): it read the call's frames from the c2i adapter's sender sp, ASGCT took that
+// frame for the top one. The pair is counted apart, not among the unexplained.
+func TestInCallFramePairsCountedApart(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	inCall := func(r *samplelog.Record) *samplelog.Record { r.Flags |= samplelog.FlagTopInCall; return r }
+	c.Add(rec(0, 1, 2, [2]int64{3, 21}, [2]int64{4, 27}))
+	c.Add(inCall(rec(1, 1, 4, [2]int64{1, 0}, [2]int64{2, 1}, [2]int64{3, 21}, [2]int64{4, 27})))
+	c.Add(rec(0, 2, 2, [2]int64{3, 21}, [2]int64{4, 27}))
+	c.Add(rec(1, 2, 4, [2]int64{1, 0}, [2]int64{2, 1}, [2]int64{3, 21}, [2]int64{4, 27}))
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(2), m[Frame])
+	assert.Equal(t, uint64(1), m[FrameInCall])
+	assert.Equal(t, uint64(1), m[FrameUnattributed])
+}

@@ -38,6 +38,7 @@ var Findings = []Finding{
 	{"asgct-vthread-gap", "anomaly", "ASGCT skipping a virtual thread's frozen frames (JDK 21+)", "", ""},
 	{"asgct-nested-signal", "anomaly", "ASGCT re-entered from a nested signal handler: wrong traces instead of an error", "", ""},
 	{"asgct-epilogue-caller", "anomaly", "ASGCT unwinding a compiled epilogue by frame size: the caller skipped, returned as a success", "", ""},
+	{"asgct-stale-rbp", "anomaly", "ASGCT taking a stale frame pointer's interpreted frame for the top frame: a call's frames lost, returned as a success", "", ""},
 	{"ap-break-stack-range", "anomaly", "async-profiler's cstack=vm ending walks at break_stack_range above its own suite's bar", "async-profiler", ""},
 	{"ap-epilogue-unknown", "anomaly", "async-profiler's cstack=vm losing walks at compiled methods' prologues and epilogues (before 4.2; its PR #1449)", "async-profiler", ""},
 	{"ap-vthread-barrier", "anomaly", "async-profiler's cstack=vm losing a virtual thread's frames frozen behind the return barrier (JDK 21+; its issue #1691)", "async-profiler", ""},

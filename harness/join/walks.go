@@ -360,9 +360,9 @@ const AdapterSuffix = ":adapter"
 // past the first instructions of a method entry reached through the c2i adapter, where ours
 // reads the callee from rbx and its compiled caller from the adapter's sender sp:
 // differ:frame:in_call, second_missing_top:in_call; samples:in_call is the base rate.
-// Batik/11, ap:vm: 215 of 217 such signals in 10 s, async-profiler naming the interpreted
-// CanvasGraphicsNode.primitivePaint on top where the thread was in Reference.get's entry,
-// called from compiled AlphaPaintPipe.renderPathTile.
+// Batik/11, ap:vm: 215 of 217 such signals in 10 s; for one, async-profiler named the
+// interpreted DecimalFormatSymbols.initialize @174 on top where the thread was in
+// String.checkIndex's entry, called from compiled String.charAt.
 const InCallSuffix = ":in_call"
 
 // SigframeSuffix marks a pair's class counted again because the signal landed in a signal

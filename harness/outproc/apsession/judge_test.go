@@ -145,7 +145,10 @@ func TestJudgeAttributesRedefinedMisfits(t *testing.T) {
 // check against our walk of the signal. Elsewhere bci 0 says nothing of the kind.
 func TestJudgeEntryBciInTopCompiledFrame(t *testing.T) {
 	table, roots := workTable(t, "")
-	typed := func(f asyncprofiler.Frame, bci int, typ string) asyncprofiler.Frame { f.Bci, f.Type = bci, typ; return f }
+	typed := func(f asyncprofiler.Frame, bci int, typ string) asyncprofiler.Frame {
+		f.Bci, f.Type = bci, typ
+		return f
+	}
 	run := java("w/Work", "run", "()V", 0)
 	step := java("w/Work", "step", "(I)V", 0)
 	for _, tc := range []struct {
