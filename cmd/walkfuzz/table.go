@@ -289,6 +289,9 @@ func agreementColumn(c *store.Cell) string {
 			if te := c.Differential[p][store.FrameTopEdge]; te > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it at a compiled top frame's entry or return, read from its code)", pct(te, frame, 0))
 			}
+			if un := c.Differential[p][store.FrameUnnamed]; un > 0 && frame > 0 {
+				s += fmt.Sprintf(" (%s of it the same walk but for a frame one side could not name: no jmethodID yet)", pct(un, frame, 0))
+			}
 			if ic := c.Differential[p][store.FrameInCall]; ic > 0 && frame > 0 {
 				s += fmt.Sprintf(" (%s of it the frames of a call above an interpreted frame rbp still named)", pct(ic, frame, 0))
 			}

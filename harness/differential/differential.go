@@ -58,6 +58,11 @@ const (
 	// the call's frames from the c2i adapter's sender sp instead, or gave up; a walker that
 	// takes that frame for the top one (ASGCT) loses them (the ledger's asgct-stale-rbp).
 	FrameInCall = "differ:frame:in_call"
+	// FrameUnnamed: Frame pairs that are the same walk frame for frame but where one names a
+	// frame with no method (jmethodID 0: a method the JVM had made no jmethodID for yet, which
+	// ASGCT cannot make in a signal handler: classes initialised at start-up), the other that
+	// frame's method. A gap in identity, not a walk's mistake (the walk is classify's unnamed).
+	FrameUnnamed = "differ:frame:unnamed"
 	// FrameUnattributed: Frame pairs none of the parts above explains (no frame pending
 	// deoptimization, no signal handler already running, no compiled top frame at its edge,
 	// no virtual thread's frames skipped: FrameContinuationGap):
@@ -196,7 +201,11 @@ func (c *Comparer) Add(r *samplelog.Record) {
 	if class == Frame && (a.Flags|b.Flags)&samplelog.FlagTopInCall != 0 {
 		m[FrameInCall]++
 	}
-	if class == Frame && !gap && (a.Flags|b.Flags)&(samplelog.FlagLazyDeopt|samplelog.FlagSigframe|samplelog.FlagTopEdge|samplelog.FlagTopInCall) == 0 {
+	unnamed := class == Frame && sameButUnnamed(a, b)
+	if unnamed {
+		m[FrameUnnamed]++
+	}
+	if class == Frame && !gap && !unnamed && (a.Flags|b.Flags)&(samplelog.FlagLazyDeopt|samplelog.FlagSigframe|samplelog.FlagTopEdge|samplelog.FlagTopInCall) == 0 {
 		m[FrameUnattributed]++
 	}
 	if class != Agree && c.kept[pair+class] < 5 {
@@ -279,6 +288,26 @@ func classifyPair(a, b *samplelog.Record) (class string, at int) {
 		}
 	}
 	return class, at
+}
+
+// sameButUnnamed: a and b are as long and name the same method at every depth but where
+// one of them names none (method id 0, FrameUnnamed).
+func sameButUnnamed(a, b *samplelog.Record) bool {
+	if len(a.Frames) != len(b.Frames) {
+		return false
+	}
+	gap := false
+	for i := range a.Frames {
+		x, y := a.Frames[i].Method, b.Frames[i].Method
+		switch {
+		case x == y:
+		case x == 0 || y == 0:
+			gap = true
+		default:
+			return false
+		}
+	}
+	return gap
 }
 
 // onlyTopDiffers: below r's first physical frame, other's walk is r's, frame for frame, and

@@ -275,3 +275,18 @@ func TestInCallFramePairsCountedApart(t *testing.T) {
 	assert.Equal(t, uint64(1), m[FrameInCall])
 	assert.Equal(t, uint64(1), m[FrameUnattributed])
 }
+
+// ASGCT names a frame with no jmethodID (method id 0: a class initialised at start-up), our
+// vmstructs walker the method: the same walk, counted apart, not unexplained. One frame of
+// another method is a difference.
+func TestUnnamedFramePairsCountedApart(t *testing.T) {
+	c := New([]string{"asgct", "vmstructs"}, nil)
+	c.Add(rec(0, 1, 3, [2]int64{0, 21}, [2]int64{2, 19}, [2]int64{3, 38}))
+	c.Add(rec(1, 1, 3, [2]int64{1, 21}, [2]int64{2, 19}, [2]int64{3, 38}))
+	c.Add(rec(0, 2, 3, [2]int64{0, 21}, [2]int64{2, 19}, [2]int64{3, 38}))
+	c.Add(rec(1, 2, 3, [2]int64{1, 21}, [2]int64{5, 19}, [2]int64{3, 38}))
+	m := c.Counts["asgct~vmstructs"]
+	assert.Equal(t, uint64(2), m[Frame])
+	assert.Equal(t, uint64(1), m[FrameUnnamed])
+	assert.Equal(t, uint64(1), m[FrameUnattributed])
+}

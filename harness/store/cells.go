@@ -434,6 +434,10 @@ const FrameTopEdge = "differ:frame:top_edge"
 // entry's first instructions, take that frame for the top one).
 const FrameInCall = "differ:frame:in_call"
 
+// FrameUnnamed: the differ:frame pairs that are the same walk but for a frame one side names
+// with no method (jmethodID 0, ASGCT's for a method that had none yet; differential.FrameUnnamed).
+const FrameUnnamed = "differ:frame:unnamed"
+
 // FrameMHLinker: the differ:frame pairs where the profiler named our top frame, a
 // method-handle linker intrinsic, MethodHandle.invokeBasic (harness/join's MHLinkerSuffix; the
 // ledger's ap-mh-linker-name); a part of differ:frame.
