@@ -48,8 +48,12 @@ func checkRemote(t *testing.T, res *results.Results, name string) {
 	require.True(t, ok, "%s made no remote walk (signals %+v)", name, res.Signals)
 	local := all - rw.Walks
 	require.Positive(t, local)
-	okRemote := float64(rw.Classes[walkclass.OK]) / float64(rw.Walks)
-	okLocal := float64(res.Classes[name][walkclass.OK]-rw.Classes[walkclass.OK]) / float64(local)
+	// Complete: ok, or as deep as asked (truncated:depth: recursion's deep phases, whose share
+	// of the remote and the local walks drifts apart with the load, 0.78 against 0.72 ok in one
+	// run of a loaded suite where both were complete to 0.998).
+	complete := func(m map[string]uint64) uint64 { return m[walkclass.OK] + m[walkclass.TruncatedDepth] }
+	okRemote := float64(complete(rw.Classes)) / float64(rw.Walks)
+	okLocal := float64(complete(res.Classes[name])-complete(rw.Classes)) / float64(local)
 	ks := res.KnownStack[name]
 	t.Logf("%s: %d walks, %d remote (%.1f%%), complete %.3f remote vs %.3f local, walk p50 %d ns remote vs %d local, overhead p50 %d p99 %d ns; busy %d, timeouts %d; known stacks: %d remote tagged, %d mismatched (all: %d tagged, %d mismatched)",
 		name, all, rw.Walks, 100*float64(rw.Walks)/float64(all), okRemote, okLocal, rw.LatencyNs.P50, rw.LocalLatencyNs.P50,
