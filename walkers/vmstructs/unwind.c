@@ -507,7 +507,10 @@ static int walk_from(struct vs_walk *w, struct vs_fr f, int precise, int native_
                 uintptr_t r13 = w->uc_r13;
                 if (fp_hop) {
                     /* Out of native code with no frame of its own at rbp: where it was called
-                     * from is not known. */
+                     * from is not known. One right stack is given up with the wrong ones: an
+                     * interpreter intrinsic entry (no frame of its own) calling a native leaf
+                     * directly, as the Math entries do with -XX:-UseLibmIntrinsic (by default
+                     * they call StubRoutines in the code cache, walked as stubs). */
                     wf_walk_note |= WF_REC_TOP_IN_CALL;
                     return brk(w, VS_BREAK_NOT_WALKABLE);
                 }
