@@ -112,8 +112,14 @@ func TestAsyncProfilerSameSignalJoin(t *testing.T) {
 			assert.Greater(t, j.JoinedRate, 0.9, "%+v", j)
 			assert.Greater(t, j.OurRate, 0.9, "%+v", j)
 			for _, ours := range []string{"asgct", "vmstructs"} {
+				// Every joined pair compared but those the join leaves unjudged (two untaken
+				// signals of the thread within its window: unjudged:ambiguous_time) and, at most
+				// two, a record of the JVM's last moments not read back: a CI run once had
+				// 31,608 joined and 31,607 compared.
 				m := r.Differential[w+"~"+ours]
-				assert.Equal(t, uint64(j.Joined), m["samples"], "%s~%s: every joined pair compared", w, ours)
+				left := int64(j.Joined) - int64(m["samples"]) - int64(m[join.Ambiguous])
+				assert.True(t, left >= 0 && left <= 2, "%s~%s: every joined pair compared: joined %d, compared %d, ambiguous %d",
+					w, ours, j.Joined, m["samples"], m[join.Ambiguous])
 			}
 			if mode == "vm" {
 				// The known-stack oracle on the profiler's own frames: its walks of the signals
