@@ -325,6 +325,13 @@ int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
     return walk_from(w, f, 0, 1);
 }
 
+/* The nmethod whose Java call site ret is the return address of (its exact PcDesc), or 0. */
+static uintptr_t compiled_call_site(const struct vs_walk *w, uintptr_t ret) {
+    if (ret < w->cc_lo || ret >= w->cc_hi) return 0;
+    uintptr_t blob = vs_find_blob(w, ret);
+    return blob && vs_is_nmethod(blob) && vs_find_pcdesc(blob, ret, 1) ? blob : 0;
+}
+
 /* In an interpreted method's entry reached through the c2i adapter, the compiled caller: its sp
  * is the sender sp the adapter left in r13 (rsp right after it popped the return address), its
  * pc that return address, which the adapter stored below its outgoing arguments and the entry
@@ -333,9 +340,7 @@ int vs_unwind(struct vs_walk *w, const void *uc, JNIEnv *jni) {
 static int c2i_entry_caller(const struct vs_walk *w, const struct vs_fr *f, uintptr_t r13, struct vs_fr *out) {
     for (uintptr_t p = f->sp; p < r13 && p < f->sp + 8 * 64; p += 8) {
         uintptr_t ret = rdp(p);
-        if (ret < w->cc_lo || ret >= w->cc_hi) continue;
-        uintptr_t blob = vs_find_blob(w, ret);
-        if (!blob || !vs_is_nmethod(blob) || !vs_find_pcdesc(blob, ret, 1)) continue;
+        if (!compiled_call_site(w, ret)) continue;
         struct vs_fr c = {r13, r13, f->fp, ret};
         if (!plausible_caller(w, &c, 1)) continue;
         *out = c;
@@ -356,9 +361,8 @@ static int c2i_adapter_caller(const struct vs_walk *w, const struct vs_fr *f, st
     uintptr_t r13 = w->uc_r13;
     if (!in_stack(w, r13) || r13 <= f->sp || r13 > f->sp + 8 * 300 || !in_stack(w, f->sp)) return 0;
     uintptr_t ret = rdp(f->sp);
-    if (ret < w->cc_lo || ret >= w->cc_hi) return 0;
-    uintptr_t blob = vs_find_blob(w, ret);
-    if (!blob || !vs_is_nmethod(blob) || !vs_find_pcdesc(blob, ret, 1)) return 0;
+    uintptr_t blob = compiled_call_site(w, ret);
+    if (!blob) return 0;
     int64_t fs = rds(blob, &vs_layout.cb_frame_size);
     if (fs <= 0 || fs > (1 << 20)) return 0;
     struct vs_fr n;
